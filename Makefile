@@ -1,0 +1,131 @@
+# Tessera - one Makefile for the library, the launcher, the apps and the tests.
+#
+#   make run       install what is missing, build, run SOR on 4 local nodes
+#   make test      build and run every test
+#   make bench     the full side-by-side benchmark (bench/README.md)
+#   make install PREFIX=dir
+#
+# Everything built lands in build/. Each application adds itself through its
+# own apps/<name>/app.mk so that adding one never touches this file.
+
+PREFIX  ?= /usr/local
+BUILD   := build
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -pthread
+CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc -MMD -MP
+LDLIBS  += -pthread -lm
+MPICC   ?= mpicc
+
+LIB_SRCS := $(wildcard src/*/*.c)
+LIB_SRCS := $(filter-out src/launcher/%,$(LIB_SRCS))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+LIBA     := $(BUILD)/lib/libtessera.a
+LIBSO    := $(BUILD)/lib/libtessera.so
+TSRUN    := $(BUILD)/bin/tsrun
+
+.PHONY: all lib apps mpi-apps tests run test bench bench-quick bench-micro install deps clean
+all: lib $(TSRUN) apps tests
+
+lib: $(LIBA) $(LIBSO)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBSO): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $^ $(LDLIBS)
+
+$(TSRUN): $(BUILD)/obj/src/launcher/tsrun.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(LDLIBS)
+
+# ---- Applications -----------------------------------------------------------
+# An app.mk sets, for app NAME:  APPS += NAME, NAME_SRCS (Tessera version),
+# NAME_SEQ_SRCS (plain C), optionally NAME_MPI_SRCS, NAME_TEST_ARGS (small
+# input for make test) and NAME_QUICK_ARGS / NAME_BENCH_ARGS for the harness.
+APPS :=
+include $(wildcard apps/*/app.mk)
+
+define app_rules
+$(BUILD)/apps/$(1): $$($(1)_SRCS) $(LIBA)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) -Iapps/common -o $$@ $$($(1)_SRCS) $(LIBA) $$(LDLIBS)
+$(BUILD)/apps/$(1)_seq: $$($(1)_SEQ_SRCS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) -Iapps/common -o $$@ $$($(1)_SEQ_SRCS) $$(LDLIBS)
+ifneq ($$($(1)_MPI_SRCS),)
+$(BUILD)/apps/$(1)_mpi: $$($(1)_MPI_SRCS)
+	@mkdir -p $$(dir $$@)
+	$$(MPICC) $$(CPPFLAGS) $$(CFLAGS) -Iapps/common -o $$@ $$($(1)_MPI_SRCS) $$(LDLIBS)
+MPI_APP_BINS += $(BUILD)/apps/$(1)_mpi
+endif
+APP_BINS += $(BUILD)/apps/$(1) $(BUILD)/apps/$(1)_seq
+endef
+$(foreach a,$(APPS),$(eval $(call app_rules,$(a))))
+
+apps: $(APP_BINS)
+mpi-apps: $(MPI_APP_BINS)
+
+# ---- Tests ------------------------------------------------------------------
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+MP_SRCS   := $(wildcard tests/mp/*.c)
+MP_BINS   := $(MP_SRCS:tests/mp/%.c=$(BUILD)/tests/mp/%)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+$(BUILD)/tests/mp/%: tests/mp/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+tests: $(UNIT_BINS) $(MP_BINS)
+
+test: all
+	@APPS="$(APPS)" tests/run.sh
+
+# ---- Running and benchmarking ----------------------------------------------
+deps:
+	@scripts/deps.sh
+
+run: deps all
+	$(TSRUN) -n 4 --stats $(BUILD)/apps/sor $(sor_RUN_ARGS)
+
+BENCH_BINS := $(BUILD)/bench/tsr_micro
+$(BUILD)/bench/%: bench/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+
+bench-micro: all $(BENCH_BINS)
+	$(BUILD)/bench/tsr_micro
+
+bench: deps all mpi-apps $(BENCH_BINS)
+	python3 bench/harness.py --full
+
+bench-quick: deps all mpi-apps $(BENCH_BINS)
+	python3 bench/harness.py --quick
+
+# ---- Installation -----------------------------------------------------------
+install: lib $(TSRUN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
+	install -m 644 include/tessera.h $(DESTDIR)$(PREFIX)/include/tessera.h
+	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a
+	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/libtessera.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' tessera.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tessera.pc
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# `make print-VAR` prints a make variable (the harness reads app arguments so).
+print-%:
+	@echo '$($*)'

@@ -1,0 +1,54 @@
+/*
+ * app.h - what every application under apps/ shares, whatever it runs on
+ * (sequential C, Tessera or MPI): argument parsing, a clock, and the one
+ * RESULT line that the benchmark harness and the tests read.
+ *
+ *   RESULT app=sor impl=tessera nodes=4 size=1024x1024x50 seconds=1.234567 verified=PASS
+ *
+ * followed by a human-readable "PASS"/"FAIL" line. Exit status is 0 on PASS
+ * and 1 on FAIL, so a failed check fails the test that ran it.
+ */
+#ifndef TSR_APP_H
+#define TSR_APP_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static inline double app_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* argv[i] as a positive integer, or `dflt` when absent; exits with a message
+ * naming the argument when it is not a positive integer. */
+static inline long app_arg(int argc, char **argv, int i, const char *name, long dflt)
+{
+    if (i >= argc)
+        return dflt;
+    char *end;
+    errno = 0;
+    long v = strtol(argv[i], &end, 10);
+    if (errno || *end || v <= 0) {
+        fprintf(stderr, "%s: %s must be a positive integer, got '%s'\n", argv[0], name, argv[i]);
+        exit(2);
+    }
+    return v;
+}
+
+/* Prints the RESULT line and the verdict; returns the exit status. */
+static inline int app_report(const char *app, const char *impl, int nodes, const char *size,
+                             double seconds, int ok)
+{
+    printf("RESULT app=%s impl=%s nodes=%d size=%s seconds=%.6f verified=%s\n", app, impl, nodes,
+           size, seconds, ok ? "PASS" : "FAIL");
+    printf("%s: %s\n", app, ok ? "PASS" : "FAIL");
+    fflush(stdout);
+    return ok ? 0 : 1;
+}
+
+#endif

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what Tessera's build, tests and benchmarks need and the machine
+# lacks (Debian 12). Installs nothing when everything is present, so it is
+# cheap to run before every `make run` / `make test` / `make bench`.
+set -euo pipefail
+
+need_apt=()
+command -v cc >/dev/null || need_apt+=(gcc)
+command -v make >/dev/null || need_apt+=(make)
+command -v python3 >/dev/null || need_apt+=(python3)
+command -v mpicc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
+command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "deps: installing ${need_apt[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# Plots for the benchmark harness; optional for the build and the tests.
+if [ "${TSR_DEPS_PLOTS:-1}" = 1 ] && ! python3 -c 'import matplotlib' 2>/dev/null; then
+    echo "deps: installing matplotlib"
+    python3 -m pip install -q matplotlib || echo "deps: matplotlib unavailable; plots will be skipped" >&2
+fi
+exit 0

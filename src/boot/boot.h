@@ -1,0 +1,27 @@
+/*
+ * boot.h - the node side of start-up: register with tsrun, learn every
+ * node's endpoint, connect the full TCP mesh with the job secret.
+ */
+#ifndef TSR_BOOT_H
+#define TSR_BOOT_H
+
+typedef struct tsr_boot {
+    int *peer_fd;  /* one per node; -1 for this node */
+    int listen_fd; /* kept open: later connections are refused and logged */
+    int launcher_fd; /* connection to tsrun; -1 when run alone */
+} tsr_boot;
+
+extern tsr_boot boot;
+
+/* Fills `boot`; exits with a message naming the cause on failure. */
+void boot_start(void);
+/* Accepts one pending connection on listen_fd and refuses it, logging why
+ * (wrong secret, no secret, mesh complete). Never blocks. */
+void boot_refuse(void);
+/* Reads a message from tsrun (BOOT_ABORT) and stops this node with it; an
+ * end of file means tsrun itself died. Never returns. */
+void boot_launcher_lost(void);
+/* Tells tsrun this node finished tsr_finalize. */
+void boot_fin(void);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * boot_proto.h - the wire format between tsrun and the nodes it starts, and
+ * between nodes while they build the mesh. Shared by src/launcher/tsrun.c
+ * and src/boot/boot.c.
+ *
+ *  node -> tsrun   BOOT_HELLO   I am node k, here is my secret and my port
+ *  tsrun -> node   BOOT_TABLE   every node's address and port
+ *  node -> node    MESH_HELLO   (lower id accepts) I am node k, my secret
+ *  node -> node    MESH_ACK     accepted
+ *  node -> tsrun   BOOT_FIN     I finished tsr_finalize; my exit is expected
+ *  tsrun -> node   BOOT_ABORT   node k failed (why); stop now
+ */
+#ifndef TSR_BOOT_PROTO_H
+#define TSR_BOOT_PROTO_H
+
+#include <stdint.h>
+
+#define BOOT_MAGIC 0x31525354u /* "TSR1" */
+#define BOOT_SECRET_LEN 32     /* hex characters */
+
+enum { BOOT_HELLO = 1, BOOT_TABLE, BOOT_FIN, BOOT_ABORT, MESH_HELLO, MESH_ACK };
+
+typedef struct boot_hello {
+    uint32_t magic, type;
+    uint32_t node;
+    int32_t pid;
+    uint32_t addr; /* IPv4, network order */
+    uint16_t port; /* network order */
+    uint16_t pad;
+    char secret[BOOT_SECRET_LEN];
+} boot_hello;
+
+typedef struct boot_endpoint {
+    uint32_t addr;
+    uint16_t port;
+    uint16_t pad;
+} boot_endpoint;
+
+/* Table header; `nodes` boot_endpoint follow. */
+typedef struct boot_table {
+    uint32_t magic, type;
+    uint32_t nodes;
+    uint32_t pad;
+} boot_table;
+
+typedef struct boot_note {
+    uint32_t magic, type;
+    uint32_t node;        /* BOOT_ABORT: the failed node; MESH_ACK: the acceptor */
+    char reason[116];     /* BOOT_ABORT: why, NUL-terminated */
+} boot_note;
+
+#endif

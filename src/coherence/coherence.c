@@ -1,0 +1,104 @@
+#include "coherence/coherence.h"
+
+#include <stdlib.h>
+
+#include "coherence/protocol.h"
+#include "memory/alloc.h"
+#include "memory/region.h"
+#include "util/config.h"
+#include "util/log.h"
+
+/* Index 0 means "not allocated"; protocol k lives at k + 1. */
+static const tsr_protocol *const protocols[] = {NULL, &hlrc_protocol};
+#define NPROTO (sizeof protocols / sizeof protocols[0])
+
+/* Notices this node produced or learned since the last barrier, and for
+ * each lock the notice-set clock when this node last released it. */
+static notice_set known;
+static uint32_t lock_sent[TSR_MAX_LOCKS];
+
+void coh_init(void)
+{
+    for (size_t i = 1; i < NPROTO; i++)
+        protocols[i]->init();
+}
+
+void coh_map(uint32_t first, uint32_t n, const tsr_attr *attr)
+{
+    uint8_t proto = (uint8_t)(attr->proto + 1);
+    if (attr->proto < 0 || proto >= NPROTO)
+        log_die("tsr_alloc_attr: unknown protocol %d", (int)attr->proto);
+    for (uint32_t i = 0; i < n; i++) {
+        page_meta *m = &region.meta[first + i];
+        m->home = (uint16_t)alloc_home(attr, i, n);
+        m->proto = proto;
+    }
+    protocols[proto]->map(first, n);
+}
+
+int coh_fault(void *addr, int is_write)
+{
+    if (!region_contains(addr))
+        return -1;
+    uint32_t page = page_of(addr);
+    uint8_t proto = region.meta[page].proto;
+    if (!proto)
+        return -1;
+    protocols[proto]->fault(page, is_write);
+    return 0;
+}
+
+void coh_note(uint32_t page, uint32_t version) { notice_add(&known, page, version); }
+
+void coh_release(void)
+{
+    for (size_t i = 1; i < NPROTO; i++)
+        protocols[i]->flush();
+}
+
+static void *encode_since(uint32_t since, size_t *len)
+{
+    void *buf = malloc((size_t)notice_count_since(&known, since) * NOTICE_WIRE + 1);
+    if (!buf)
+        log_die("out of memory (write notices)");
+    *len = notice_encode(&known, since, buf);
+    return buf;
+}
+
+void *coh_lock_notices(int lock, size_t *len)
+{
+    void *buf = encode_since(lock_sent[lock], len);
+    lock_sent[lock] = known.clock;
+    return buf;
+}
+
+void *coh_all_notices(size_t *len) { return encode_since(0, len); }
+
+static void apply_notice(uint32_t page, uint32_t version)
+{
+    if (page >= region.npages || !region.meta[page].proto)
+        return; /* freed since the notice was made */
+    protocols[region.meta[page].proto]->invalidate(page, version);
+}
+
+void coh_acquire(const void *notices, size_t len)
+{
+    if (len % NOTICE_WIRE)
+        log_die("protocol error: lock grant carries %zu bytes of notices", len);
+    /* Writes made before this acquire must reach their homes before a page
+     * they touch is dropped: end the interval first. */
+    coh_release();
+    const uint32_t *w = notices;
+    for (size_t i = 0; i < len / NOTICE_WIRE; i++) {
+        apply_notice(w[2 * i], w[2 * i + 1]);
+        coh_note(w[2 * i], w[2 * i + 1]);
+    }
+}
+
+void coh_barrier_done(const notice_set *global)
+{
+    for (uint32_t i = 0; i < global->n; i++)
+        apply_notice(global->e[i].page, global->e[i].version);
+    /* Every node has now acted on every notice of the epoch. */
+    notice_clear(&known);
+}

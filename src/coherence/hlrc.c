@@ -1,0 +1,286 @@
+/*
+ * hlrc.c - home-based lazy release consistency, as in JIAJIA and Nautilus
+ * (nautilus-cache-only-write-detection.md, Section 2 and Figure 1).
+ *
+ * Every page has a home whose copy is the master. Elsewhere a page is
+ *   INVALID -> (read fault: fetch from home) -> READ
+ *   READ    -> (write fault: make a twin)    -> WRITE
+ *   WRITE   -> (release: diff to home)       -> READ
+ *   READ    -> (notice of a newer version)   -> INVALID
+ * At its home a page is HOME_READ (write-protected so that the home's own
+ * writes are seen), HOME_WRITE after a write in this interval, or, with
+ * Nautilus' cache-only write detection, HOME_STICKY: left writable across
+ * intervals on the guess that the home keeps writing it, and reported as
+ * written at every release until another node's diff shows it is shared.
+ *
+ * Versions replace JIAJIA's per-lock bookkeeping: the home bumps a page's
+ * version for each diff it applies and for each interval in which it wrote
+ * the page; a notice (page, version) invalidates cached copies older than
+ * it. A fresh allocation is zero everywhere, so every node starts with a
+ * valid version-0 copy and never fetches a page nobody wrote.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "coherence/diff.h"
+#include "coherence/protocol.h"
+#include "memory/region.h"
+#include "stats/stats.h"
+#include "transport/transport.h"
+#include "transport/wait.h"
+#include "util/config.h"
+#include "util/cpu.h"
+#include "util/log.h"
+
+enum { INVALID = 0, READ, WRITE, HOME_READ, HOME_WRITE, HOME_STICKY };
+
+/* Pages written in the current interval (and sticky home pages), pushed by
+ * the fault handler: a preallocated array, no malloc on the fault path. */
+static uint32_t *dirty;
+static uint32_t ndirty;
+
+static int is_home(uint32_t p) { return region.meta[p].home == cfg.node; }
+
+static void map(uint32_t first, uint32_t n)
+{
+    for (uint32_t i = 0; i < n;) {
+        uint32_t j = i;
+        int home = is_home(first + i);
+        while (j < n && is_home(first + j) == home) {
+            region.meta[first + j].state = home ? HOME_READ : READ;
+            j++;
+        }
+        page_protect(first + i, j - i, PROT_READ);
+        i = j;
+    }
+}
+
+/* ---- Page fetch ---------------------------------------------------------- */
+
+static void page_fetch(uint32_t p)
+{
+    waiter w;
+    am_msg m;
+    double t0 = now_s();
+    waiter_init(&w, 1);
+    am_post(region.meta[p].home, &m, MSG_PAGE_REQ, p, (uintptr_t)&w, 0, NULL, 0);
+    waiter_wait(&w);
+    STAT_ADD(page_fetches, 1);
+    STAT_TIME(fault_wait_s, now_s() - t0);
+}
+
+static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
+{
+    uint32_t p = (uint32_t)h->arg[0];
+    /* Version first, then bytes: a copy may hold writes newer than its
+     * version (it will be invalidated for nothing), never older. */
+    uint32_t v = atomic_load_explicit(&region.meta[p].version, memory_order_acquire);
+    am_send(src, MSG_PAGE_REP, p, h->arg[1], v, page_rt(p), PAGE_SIZE);
+}
+
+static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
+{
+    uint32_t p = (uint32_t)h->arg[0];
+    memcpy(page_rt(p), payload, PAGE_SIZE);
+    atomic_store_explicit(&region.meta[p].version, (uint32_t)h->arg[2], memory_order_release);
+    waiter_done((waiter *)(uintptr_t)h->arg[1]);
+}
+
+/* ---- Faults (SIGSEGV handler context) ------------------------------------ */
+
+static void fault(uint32_t p, int is_write)
+{
+    page_meta *m = &region.meta[p];
+    if (m->state == HOME_READ) {
+        m->state = HOME_WRITE;
+        dirty[ndirty++] = p;
+        page_protect(p, 1, PROT_READ | PROT_WRITE);
+        STAT_ADD(write_faults, 1);
+        return;
+    }
+    if (m->state == INVALID) {
+        page_fetch(p);
+        m->state = READ;
+        if (!is_write) {
+            page_protect(p, 1, PROT_READ);
+            STAT_ADD(read_faults, 1);
+            return;
+        }
+    }
+    if (m->state == READ) {
+        memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
+        m->state = WRITE;
+        dirty[ndirty++] = p;
+        page_protect(p, 1, PROT_READ | PROT_WRITE);
+        STAT_ADD(twins, 1);
+        STAT_ADD(write_faults, 1);
+    }
+}
+
+/* ---- Release: diffs to homes --------------------------------------------- */
+
+/* One growing message per home: (u32 page, u32 length, diff padded to 4)*. */
+typedef struct outbox {
+    char *buf;
+    size_t len, cap;
+    uint32_t count;
+} outbox;
+
+typedef struct flush_ctx {
+    waiter w;
+    uint32_t *acks; /* (page, version) pairs written by the comm thread */
+    _Atomic uint32_t nacks;
+} flush_ctx;
+
+static void outbox_reserve(outbox *o, size_t more)
+{
+    if (o->len + more <= o->cap)
+        return;
+    o->cap = (o->len + more) * 2;
+    o->buf = realloc(o->buf, o->cap);
+    if (!o->buf)
+        log_die("out of memory (%zu bytes of diffs)", o->cap);
+}
+
+static void diff_page(uint32_t p, outbox *o)
+{
+    outbox_reserve(o, 8 + DIFF_MAX);
+    size_t len = diff_encode((uint8_t *)page_twin(p), (uint8_t *)page_rt(p),
+                             (uint8_t *)o->buf + o->len + 8);
+    if (!len)
+        return;
+    uint32_t hdr[2] = {p, (uint32_t)len};
+    memcpy(o->buf + o->len, hdr, sizeof hdr);
+    o->len += 8 + ((len + 3) & ~(size_t)3);
+    o->count++;
+    STAT_ADD(diffs_created, 1);
+    STAT_ADD(diff_bytes, len);
+}
+
+/* A home page written in this interval: a new version, announced. Sticky
+ * pages stay writable unless another node has written them meanwhile. */
+static int flush_home_page(uint32_t p)
+{
+    page_meta *m = &region.meta[p];
+    coh_note(p, atomic_fetch_add(&m->version, 1) + 1);
+    if (cfg.cache_only && !atomic_exchange(&m->remote, 0)) {
+        m->state = HOME_STICKY;
+        return 1;
+    }
+    m->state = HOME_READ;
+    page_protect(p, 1, PROT_READ);
+    return 0;
+}
+
+static void send_diffs(outbox *box, uint32_t total)
+{
+    flush_ctx ctx;
+    uint32_t homes = 0;
+    ctx.acks = malloc((size_t)total * 8 + 8);
+    atomic_store(&ctx.nacks, 0);
+    for (int h = 0; h < cfg.nodes; h++)
+        homes += box[h].count > 0;
+    waiter_init(&ctx.w, homes);
+    for (int h = 0; h < cfg.nodes; h++)
+        if (box[h].count)
+            am_send(h, MSG_DIFF, box[h].count, (uintptr_t)&ctx, 0, box[h].buf, box[h].len);
+    waiter_wait(&ctx.w);
+    for (uint32_t i = 0; i < atomic_load(&ctx.nacks); i++) {
+        uint32_t p = ctx.acks[2 * i], v = ctx.acks[2 * i + 1];
+        coh_note(p, v);
+        /* Home went from the version we copied straight to ours: our copy
+         * is the master copy, still valid. */
+        if (atomic_load(&region.meta[p].version) + 1 == v)
+            atomic_store(&region.meta[p].version, v);
+    }
+    free(ctx.acks);
+}
+
+static void flush(void)
+{
+    if (!ndirty)
+        return;
+    outbox *box = calloc((size_t)cfg.nodes, sizeof *box);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < ndirty; i++) {
+        uint32_t p = dirty[i];
+        if (is_home(p)) {
+            if (flush_home_page(p))
+                dirty[kept++] = p;
+            continue;
+        }
+        /* Protect first: the twin comparison must see the final bytes. */
+        page_protect(p, 1, PROT_READ);
+        region.meta[p].state = READ;
+        diff_page(p, &box[region.meta[p].home]);
+    }
+    ndirty = kept;
+    uint32_t total = 0;
+    for (int h = 0; h < cfg.nodes; h++)
+        total += box[h].count;
+    if (total)
+        send_diffs(box, total);
+    for (int h = 0; h < cfg.nodes; h++)
+        free(box[h].buf);
+    free(box);
+}
+
+static void on_diff(int src, const tsr_msg_hdr *h, void *payload)
+{
+    uint32_t count = (uint32_t)h->arg[0];
+    uint32_t *acks = malloc((size_t)count * 8 + 8);
+    const char *r = payload, *end = r + h->len;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t hdr[2];
+        if (end - r < 8)
+            log_die_status(1, "protocol error: truncated diff message from node %d", src);
+        memcpy(hdr, r, 8);
+        uint32_t p = hdr[0];
+        if (p >= region.npages || region.meta[p].home != cfg.node ||
+            (size_t)(end - r - 8) < hdr[1] ||
+            diff_apply((uint8_t *)page_rt(p), (const uint8_t *)r + 8, hdr[1]))
+            log_die_status(1, "protocol error: bad diff for page %u from node %d", p, src);
+        atomic_store(&region.meta[p].remote, 1);
+        acks[2 * i] = p;
+        acks[2 * i + 1] = atomic_fetch_add(&region.meta[p].version, 1) + 1;
+        r += 8 + ((hdr[1] + 3) & ~3u);
+        STAT_ADD(diffs_applied, 1);
+    }
+    am_send(src, MSG_DIFF_ACK, count, h->arg[1], 0, acks, (size_t)count * 8);
+    free(acks);
+}
+
+static void on_diff_ack(int src, const tsr_msg_hdr *h, void *payload)
+{
+    flush_ctx *ctx = (flush_ctx *)(uintptr_t)h->arg[1];
+    uint32_t at = atomic_fetch_add(&ctx->nacks, (uint32_t)h->arg[0]);
+    memcpy(ctx->acks + 2 * at, payload, (size_t)h->arg[0] * 8);
+    waiter_done(&ctx->w);
+}
+
+/* ---- Acquire: invalidation ------------------------------------------------ */
+
+static void invalidate(uint32_t p, uint32_t version)
+{
+    page_meta *m = &region.meta[p];
+    if (is_home(p) || m->state == INVALID || atomic_load(&m->version) >= version)
+        return;
+    m->state = INVALID;
+    page_protect(p, 1, PROT_NONE);
+    STAT_ADD(invalidations, 1);
+}
+
+static void init(void)
+{
+    dirty = mmap(NULL, (size_t)region.npages * sizeof *dirty, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (dirty == MAP_FAILED)
+        log_die("cannot reserve the dirty page list: %m");
+    am_register(MSG_PAGE_REQ, on_page_req);
+    am_register(MSG_PAGE_REP, on_page_rep);
+    am_register(MSG_DIFF, on_diff);
+    am_register(MSG_DIFF_ACK, on_diff_ack);
+}
+
+const tsr_protocol hlrc_protocol = {"hlrc", init, map, fault, flush, invalidate};

@@ -1,0 +1,70 @@
+#include "memory/region.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "util/config.h"
+#include "util/log.h"
+
+tsr_region region;
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+static void *reserve(size_t size, int prot, int flags, int fd, const char *what)
+{
+    void *p = mmap(NULL, size, prot, flags | MAP_NORESERVE, fd, 0);
+    if (p == MAP_FAILED)
+        log_die("cannot reserve %zu MiB for %s: %m (lower TSR_MEMORY)", size >> 20, what);
+    return p;
+}
+
+void region_init(void)
+{
+    region.size = (cfg.memory + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1);
+    region.npages = (uint32_t)(region.size >> PAGE_SHIFT);
+    region.memfd = memfd_create("tessera-shared", MFD_CLOEXEC);
+    if (region.memfd < 0 || ftruncate(region.memfd, (off_t)region.size))
+        log_die("cannot create the shared memory file of %zu MiB: %m", region.size >> 20);
+
+    /* Same address everywhere: NOREPLACE fails rather than clobbering a
+     * mapping the program already has there. */
+    void *want = (void *)cfg.base;
+    void *app = mmap(want, region.size, PROT_NONE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
+                     region.memfd, 0);
+    if (app == MAP_FAILED || app != want) {
+        int err = app == MAP_FAILED ? errno : EEXIST;
+        if (app != MAP_FAILED)
+            munmap(app, region.size);
+        log_die("cannot map the shared region at %p (%zu MiB): %s; set TSR_BASE to a free "
+                "address or lower TSR_MEMORY", want, region.size >> 20, strerror(err));
+    }
+    region.app = app;
+    region.rt = reserve(region.size, PROT_READ | PROT_WRITE, MAP_SHARED, region.memfd,
+                        "the runtime view");
+    region.twin = reserve(region.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                          "twins");
+    region.meta = reserve((size_t)region.npages * sizeof(page_meta), PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS, -1, "page metadata");
+}
+
+void page_protect(uint32_t first, uint32_t n, int prot)
+{
+    if (mprotect(page_app(first), (size_t)n << PAGE_SHIFT, prot))
+        log_die_status(1, "mprotect of %u page(s) at %p failed: %s (raise vm.max_map_count?)", n,
+                       (void *)page_app(first), strerror(errno));
+}
+
+void region_discard(uint32_t first, uint32_t n)
+{
+    size_t off = (size_t)first << PAGE_SHIFT, len = (size_t)n << PAGE_SHIFT;
+    if (fallocate(region.memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len))
+        memset(region.rt + off, 0, len);
+    madvise(region.twin + off, len, MADV_DONTNEED);
+    memset(&region.meta[first], 0, (size_t)n * sizeof(page_meta));
+}

@@ -1,0 +1,92 @@
+/*
+ * am.c - the active-message layer: the handler table, message counting and
+ * the choice between sending to a peer and delivering to oneself.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats/stats.h"
+#include "transport/backend.h"
+#include "util/config.h"
+#include "util/log.h"
+
+static am_handler_fn handlers[MSG_COUNT];
+static const tsr_backend *backend = &tcp_backend;
+
+static const char *const names[MSG_COUNT] = {
+#define TSR_MSG_NAME(name, a0, a1, a2, pl, meaning) #name,
+    TSR_MESSAGES(TSR_MSG_NAME)
+#undef TSR_MSG_NAME
+};
+
+const char *msg_name(int type)
+{
+    return type >= 0 && type < MSG_COUNT ? names[type] : "MSG_UNKNOWN";
+}
+
+void am_register(int type, am_handler_fn fn) { handlers[type] = fn; }
+
+static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
+                 size_t len)
+{
+    if (len > UINT32_MAX)
+        log_die("message %s of %zu bytes exceeds the 4 GiB limit", msg_name(type), len);
+    m->next = NULL;
+    m->hdr = (tsr_msg_hdr){(uint32_t)len, (uint16_t)type, (uint16_t)cfg.node, {a0, a1, a2}};
+    m->payload = payload;
+    m->sent = 0;
+    m->heap = 0;
+    STAT_ADD(messages_sent, 1);
+    STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + len);
+}
+
+/* A heap copy of m (header and payload in one block) owned by the transport. */
+static am_msg *copy_msg(const am_msg *m)
+{
+    am_msg *c = malloc(sizeof *c + m->hdr.len);
+    if (!c)
+        log_die("out of memory queueing a %u-byte message", m->hdr.len);
+    *c = *m;
+    memcpy(c + 1, m->payload, m->hdr.len);
+    c->payload = c + 1;
+    c->heap = 1;
+    return c;
+}
+
+void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
+             size_t len)
+{
+    am_msg m;
+    fill(&m, type, a0, a1, a2, payload, len);
+    if (dest == cfg.node) {
+        backend->post_self(copy_msg(&m));
+        return;
+    }
+    /* Try to write it at once; the backend copies it (via am_msg.heap = -1)
+     * only if the socket cannot take all of it now. */
+    m.heap = -1;
+    backend->post(dest, &m);
+}
+
+void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2,
+             const void *payload, size_t len)
+{
+    fill(m, type, a0, a1, a2, payload, len);
+    backend->post(dest, m);
+}
+
+void am_expect_reply(void) { backend->expect_reply(); }
+
+/* Used by backends for messages that must be queued but live on the caller's
+ * stack (heap == -1). */
+am_msg *am_detach(am_msg *m) { return copy_msg(m); }
+
+void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
+{
+    STAT_ADD(messages_received, 1);
+    STAT_ADD(bytes_received, sizeof *h + h->len);
+    if (h->type >= MSG_COUNT || !handlers[h->type])
+        log_die_status(1, "protocol error: message type %u from node %d has no handler", h->type,
+                       src);
+    handlers[h->type](src, h, payload);
+}

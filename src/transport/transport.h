@@ -1,0 +1,62 @@
+/*
+ * transport.h - reliable active messages between the nodes of a job.
+ *
+ * A message (see msg.h) runs its type's handler on the receiver's
+ * communication thread, in the order it was sent with respect to the other
+ * messages from the same sender. Handlers must not block waiting for other
+ * messages: they are the only thing that receives them.
+ *
+ * The protocol layers see only this header; a backend (backend.h) moves the
+ * bytes. TCP is the one backend today.
+ */
+#ifndef TSR_TRANSPORT_H
+#define TSR_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport/msg.h"
+
+typedef struct tsr_msg_hdr {
+    uint32_t len;  /* payload bytes after the header */
+    uint16_t type; /* MSG_* */
+    uint16_t src;  /* sending node */
+    uint64_t arg[3];
+} tsr_msg_hdr;
+
+/* A message in flight. Callers on the fault path build one on their stack
+ * and pass it to am_post(); everyone else uses am_send(). */
+typedef struct am_msg {
+    struct am_msg *next;
+    tsr_msg_hdr hdr;
+    const void *payload;
+    size_t sent;   /* bytes of header + payload already written */
+    int heap;      /* the transport owns and frees it */
+} am_msg;
+
+typedef void (*am_handler_fn)(int src, const tsr_msg_hdr *h, void *payload);
+
+void am_register(int type, am_handler_fn fn);
+
+/* Sends a message; the payload is copied if it cannot go out at once. May be
+ * called from any thread, including handlers. dest may be this node. */
+void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
+             size_t len);
+
+/* Sends a caller-owned message without allocating: m and its payload must
+ * stay untouched until the reply to it arrives (a reply cannot arrive before
+ * the request has been written out). dest must not be this node. Async-
+ * signal-safe. */
+void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2,
+             const void *payload, size_t len);
+
+/* Lets a thread that is about to wait for a reply tell the progress engine
+ * to poll rather than sleep (hybrid policy). Async-signal-safe. */
+void am_expect_reply(void);
+
+/* For backends: runs the handler of a received message; copies a stack
+ * message (heap == -1) that must be queued into one the transport owns. */
+am_msg *am_detach(am_msg *m);
+void am_dispatch(int src, const tsr_msg_hdr *h, void *payload);
+
+#endif

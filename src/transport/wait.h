@@ -1,0 +1,24 @@
+/*
+ * wait.h - how a thread waits for the communication thread: spin for a short
+ * while (a wake-up across cores costs ~20 us here, a spin costs nothing when
+ * the reply is already on its way), then sleep on a futex.
+ *
+ * Only atomics and the futex system call: usable from the SIGSEGV handler.
+ */
+#ifndef TSR_WAIT_H
+#define TSR_WAIT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+typedef struct waiter {
+    _Atomic uint32_t pending; /* replies still expected */
+} waiter;
+
+static inline void waiter_init(waiter *w, uint32_t count) { atomic_store(&w->pending, count); }
+/* Counts one reply; wakes the waiting thread at zero. */
+void waiter_done(waiter *w);
+/* Returns when pending reaches zero. */
+void waiter_wait(waiter *w);
+
+#endif

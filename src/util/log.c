@@ -1,0 +1,66 @@
+#include "util/log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char prefix[48] = "tessera";
+int log_verbose;
+
+void log_set_node(int node)
+{
+    snprintf(prefix, sizeof prefix, "tessera: node %d", node);
+}
+
+/* Formats into one buffer and writes it with a single write(2): messages from
+ * several threads and nodes do not interleave mid-line, and no stdio lock is
+ * taken (a dying comm thread must not wait on the application's stdout). */
+static void emit(const char *fmt, va_list ap)
+{
+    char buf[1024];
+    int n = snprintf(buf, sizeof buf, "%s: ", prefix);
+    n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    if (n > (int)sizeof buf - 2)
+        n = (int)sizeof buf - 2;
+    buf[n++] = '\n';
+    ssize_t unused = write(STDERR_FILENO, buf, (size_t)n);
+    (void)unused;
+}
+
+void log_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(fmt, ap);
+    va_end(ap);
+}
+
+void log_debug(const char *fmt, ...)
+{
+    if (!log_verbose)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    emit(fmt, ap);
+    va_end(ap);
+}
+
+void log_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    _exit(1);
+}
+
+void log_die_status(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit(fmt, ap);
+    va_end(ap);
+    _exit(status);
+}
