@@ -57,10 +57,11 @@ typedef struct tsr_attr {
 #define TSR_ATTR_DEFAULT {TSR_HOME_BLOCK, 0, 0, TSR_PROTO_HLRC}
 
 /* Collective: every node calls it with the same arguments in the same order
- * and gets the same address. Memory starts zeroed and page aligned. */
+ * and gets the same address. Memory starts zeroed and page aligned. It
+ * ends with a barrier, like every collective call. */
 void *tsr_alloc(size_t bytes);
 void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr);
-/* Collective. */
+/* Collective; begins with a barrier. */
 void tsr_free(void *ptr);
 
 /* ---- Synchronization ------------------------------------------------------ */

@@ -15,6 +15,7 @@
 #include "stats/stats.h"
 #include "sync/sync.h"
 #include "transport/backend.h"
+#include "transport/transport.h"
 #include "util/config.h"
 #include "util/cpu.h"
 #include "util/log.h"
@@ -32,6 +33,7 @@ int tsr_init(int *argc, char ***argv)
     config_load();
     region_init();
     boot_start();
+    am_init();
     coh_init();
     lock_init();
     barrier_init();
@@ -86,6 +88,9 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
         log_die("tsr_alloc(%zu): the shared region (TSR_MEMORY=%zu MiB) has no free run of %zu "
                 "pages; raise TSR_MEMORY", bytes, region.size >> 20, pages);
     coh_map(first, (uint32_t)pages, attr);
+    /* No node may touch the pages before every node has mapped them: a diff
+     * or page request must find the page's home and protocol set up. */
+    tsr_barrier();
     return page_app(first);
 }
 

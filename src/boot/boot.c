@@ -249,12 +249,13 @@ void boot_start(void)
     free(ep);
 }
 
-void boot_refuse(void)
+int boot_stranger_accept(void)
 {
-    int fd = accept4(boot.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0)
-        return;
-    /* The comm thread must not wait on a stranger: judge what has arrived. */
+    return accept4(boot.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+}
+
+void boot_stranger_refuse(int fd)
+{
     boot_hello h;
     char who[64];
     ssize_t n = recv(fd, &h, sizeof h, MSG_DONTWAIT);

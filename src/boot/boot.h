@@ -15,9 +15,13 @@ extern tsr_boot boot;
 
 /* Fills `boot`; exits with a message naming the cause on failure. */
 void boot_start(void);
-/* Accepts one pending connection on listen_fd and refuses it, logging why
- * (wrong secret, no secret, mesh complete). Never blocks. */
-void boot_refuse(void);
+/* After start-up every connection is a stranger's: the comm thread accepts
+ * it (returns the fd, or -1), waits in its poll set until the stranger has
+ * spoken or STRANGER_WAIT_S passed, then refuses it, logging why (wrong
+ * secret, no secret, mesh complete). Neither call blocks. */
+#define STRANGER_WAIT_S 2.0
+int boot_stranger_accept(void);
+void boot_stranger_refuse(int fd);
 /* Reads a message from tsrun (BOOT_ABORT) and stops this node with it; an
  * end of file means tsrun itself died. Never returns. */
 void boot_launcher_lost(void);

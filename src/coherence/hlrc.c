@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 
 #include "coherence/diff.h"
+#include "coherence/hlrc.h"
 #include "coherence/protocol.h"
 #include "memory/region.h"
 #include "stats/stats.h"
@@ -33,7 +34,6 @@
 #include "util/cpu.h"
 #include "util/log.h"
 
-enum { INVALID = 0, READ, WRITE, HOME_READ, HOME_WRITE, HOME_STICKY };
 
 /* Pages written in the current interval (and sticky home pages), pushed by
  * the fault handler: a preallocated array, no malloc on the fault path. */

@@ -29,6 +29,10 @@
 #include "boot/boot_proto.h"
 
 #define KILL_GRACE_S 3.0
+/* A node that exits with this status stopped because another node failed
+ * (util/log.h); tsrun waits this long for the failure that caused it. */
+#define PEER_FAILED_STATUS 3
+#define CAUSE_WAIT_S 1.0
 #define REGISTER_TIMEOUT_S 60.0
 
 typedef struct line_buf {
@@ -59,6 +63,8 @@ static int listen_fd, sigchld_pipe[2];
 static char secret[BOOT_SECRET_LEN + 1];
 static int exit_status, stopping, live;
 static double kill_at = -1;
+static int consequence = -1; /* first node that stopped because of another */
+static double consequence_at;
 
 static double now(void)
 {
@@ -379,10 +385,20 @@ static void reap_children(void)
             nd->status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
             char why[160];
             describe_exit(status, why, sizeof why, nd->finished);
-            if (why[0] && !exit_status)
+            if (!why[0])
+                continue;
+            /* A node stopped because of another's failure: report the cause
+             * rather than this consequence, if the cause shows up soon. */
+            if (nd->status == PEER_FAILED_STATUS && !stopping) {
+                if (consequence < 0) {
+                    consequence = i;
+                    consequence_at = now();
+                }
+                continue;
+            }
+            if (!exit_status)
                 exit_status = nd->status ? nd->status : 1;
-            if (why[0])
-                job_failed(i, why);
+            job_failed(i, why);
         }
     }
 }
@@ -428,6 +444,15 @@ static int outputs_open(void)
     return 0;
 }
 
+/* No node failed on its own, yet one stopped because of a failure: name it. */
+static void blame_consequence(void)
+{
+    if (stopping || consequence < 0)
+        return;
+    exit_status = PEER_FAILED_STATUS;
+    job_failed(consequence, "stopped because another node failed");
+}
+
 /* Poll set layout: sigchld pipe, listener, pending registrations, then per
  * node its boot connection and its two output pipes. */
 static void watch(double started)
@@ -452,6 +477,8 @@ static void watch(double started)
             job_failed(-1, "not every node called tsr_init within 60 s");
         if (!stopping && opt.timeout > 0 && t - started > opt.timeout)
             job_failed(-1, "the job exceeded --timeout");
+        if (t - consequence_at > CAUSE_WAIT_S)
+            blame_consequence();
         if (kill_at > 0 && t > kill_at) {
             for (int i = 0; i < opt.n; i++)
                 if (!nodes[i].exited)
@@ -505,6 +532,7 @@ int main(int argc, char **argv)
         start_node(i, port);
     live = opt.n;
     watch(started);
+    blame_consequence();
     if (stopping && !exit_status)
         exit_status = 1;
     return exit_status;

@@ -7,6 +7,7 @@
 
 #include "stats/stats.h"
 #include "transport/backend.h"
+#include "transport/wait.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -89,4 +90,35 @@ void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
         log_die_status(1, "protocol error: message type %u from node %d has no handler", h->type,
                        src);
     handlers[h->type](src, h, payload);
+}
+
+typedef struct echo_ctx {
+    waiter w;
+    void *reply;
+} echo_ctx;
+
+static void on_echo_req(int src, const tsr_msg_hdr *h, void *payload)
+{
+    am_send(src, MSG_ECHO_REP, 0, h->arg[1], 0, payload, h->len);
+}
+
+static void on_echo_rep(int src, const tsr_msg_hdr *h, void *payload)
+{
+    echo_ctx *ctx = (echo_ctx *)(uintptr_t)h->arg[1];
+    memcpy(ctx->reply, payload, h->len);
+    waiter_done(&ctx->w);
+}
+
+void am_echo(int dest, const void *buf, size_t len, void *reply)
+{
+    echo_ctx ctx = {.reply = reply};
+    waiter_init(&ctx.w, 1);
+    am_send(dest, MSG_ECHO_REQ, 0, (uintptr_t)&ctx, 0, buf, len);
+    waiter_wait(&ctx.w);
+}
+
+void am_init(void)
+{
+    am_register(MSG_ECHO_REQ, on_echo_req);
+    am_register(MSG_ECHO_REP, on_echo_rep);
 }

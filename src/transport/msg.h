@@ -22,6 +22,7 @@
     X(MSG_BARRIER_DONE,  "epoch", "-",      "-",      "notices",              "every node arrived; the union of their notices") \
     X(MSG_ECHO_REQ,      "-",     "waiter", "-",      "any",                  "transport round-trip probe (bench)") \
     X(MSG_ECHO_REP,      "-",     "waiter", "-",      "any",                  "reply to MSG_ECHO_REQ with the same payload") \
+    X(MSG_ABORT,         "node",  "-",      "-",      "-",                    "node arg0 failed; the sender is stopping (relays the cause)") \
     X(MSG_BYE,           "-",     "-",      "-",      "-",                    "the sender finished tsr_finalize; its connection may close")
 
 enum {

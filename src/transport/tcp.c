@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,11 +183,23 @@ static void drain_self(void)
     }
 }
 
+/* Tells every other node which node failed before this one goes too, so
+ * that they name the node that failed rather than this one, whose
+ * connection they will see close next. Best effort: the process is ending. */
 static void peer_lost(int i)
 {
+    for (int j = 0; j < cfg.nodes; j++)
+        if (j != i && j != cfg.node && peers[j].fd >= 0)
+            am_send(j, MSG_ABORT, (uint64_t)i, 0, 0, NULL, 0);
     log_die_status(TSR_EXIT_PEER_FAILED,
                    "stopping: node %d failed (connection lost: it crashed, was killed, or exited "
                    "without tsr_finalize)", i);
+}
+
+static void on_abort(int src, const tsr_msg_hdr *h, void *payload)
+{
+    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %d failed (reported by node %d)",
+                   (int)h->arg[0], src);
 }
 
 static void check_header(int i, const tsr_msg_hdr *h)
@@ -268,8 +281,48 @@ static int spinning(void)
            (uint64_t)cfg.spin_us * 1000;
 }
 
-/* Slots 0..2 of the poll set: wake-up eventfd, listener, tsrun. */
-enum { SLOT_WAKE, SLOT_LISTEN, SLOT_LAUNCHER, SLOT_PEERS };
+/* Slots of the poll set: wake-up eventfd, listener, tsrun, strangers (see
+ * boot.h), then one per peer. */
+#define MAX_STRANGERS 8
+enum { SLOT_WAKE, SLOT_LISTEN, SLOT_LAUNCHER, SLOT_STRANGERS,
+       SLOT_PEERS = SLOT_STRANGERS + MAX_STRANGERS };
+
+static struct { int fd; double since; } strangers[MAX_STRANGERS];
+
+static void stranger_arrives(void)
+{
+    int fd = boot_stranger_accept();
+    if (fd < 0)
+        return;
+    for (int i = 0; i < MAX_STRANGERS; i++)
+        if (strangers[i].fd < 0) {
+            strangers[i].fd = fd;
+            strangers[i].since = now_s();
+            return;
+        }
+    boot_stranger_refuse(fd); /* too many at once: judge it now */
+}
+
+static void strangers_judge(const struct pollfd *pfd)
+{
+    double t = now_s();
+    for (int i = 0; i < MAX_STRANGERS; i++) {
+        if (strangers[i].fd < 0)
+            continue;
+        if (pfd[i].revents || t - strangers[i].since > STRANGER_WAIT_S) {
+            boot_stranger_refuse(strangers[i].fd);
+            strangers[i].fd = -1;
+        }
+    }
+}
+
+static int strangers_waiting(void)
+{
+    for (int i = 0; i < MAX_STRANGERS; i++)
+        if (strangers[i].fd >= 0)
+            return 1;
+    return 0;
+}
 
 static int all_queues_empty(void)
 {
@@ -290,11 +343,17 @@ static void *comm_main(void *arg)
         for (int i = 0; i < cfg.nodes; i++)
             pfd[SLOT_PEERS + i] = (struct pollfd){
                 peers[i].fd, (short)(POLLIN | (peers[i].head ? POLLOUT : 0)), 0};
-        int spin = spinning();
+        for (int i = 0; i < MAX_STRANGERS; i++)
+            pfd[SLOT_STRANGERS + i] = (struct pollfd){strangers[i].fd, POLLIN, 0};
+        int spin = spinning(), strange = strangers_waiting();
         if (!spin)
             atomic_store(&comm_blocked, 1);
-        int ready = poll(pfd, (nfds_t)n, spin ? 0 : -1);
+        int ready = poll(pfd, (nfds_t)n, spin ? 0 : strange ? 100 : -1);
         atomic_store(&comm_blocked, 0);
+        if (strange)
+            strangers_judge(pfd + SLOT_STRANGERS);
+        if (ready == 0 && spin)
+            sched_yield(); /* let the threads we are waiting for run */
         if (ready <= 0)
             continue;
         if (pfd[SLOT_WAKE].revents) {
@@ -304,7 +363,7 @@ static void *comm_main(void *arg)
         }
         drain_self();
         if (pfd[SLOT_LISTEN].revents)
-            boot_refuse();
+            stranger_arrives();
         if (pfd[SLOT_LAUNCHER].revents)
             boot_launcher_lost();
         for (int i = 0; i < cfg.nodes; i++) {
@@ -334,6 +393,8 @@ static void tcp_start(void)
     wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (!peers || wake_fd < 0)
         log_die("cannot set up the transport: %m");
+    for (int i = 0; i < MAX_STRANGERS; i++)
+        strangers[i].fd = -1;
     for (int i = 0; i < cfg.nodes; i++) {
         peers[i].fd = boot.peer_fd[i];
         if (peers[i].fd < 0)
@@ -344,6 +405,7 @@ static void tcp_start(void)
             log_die("out of memory");
     }
     am_register(MSG_BYE, on_bye);
+    am_register(MSG_ABORT, on_abort);
     waiter_init(&bye_wait, (uint32_t)cfg.nodes - 1);
     /* The comm thread must never run the application's signal handlers. */
     sigset_t all, old;

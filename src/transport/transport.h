@@ -54,6 +54,12 @@ void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a
  * to poll rather than sleep (hybrid policy). Async-signal-safe. */
 void am_expect_reply(void);
 
+/* Sends len bytes to dest, which returns them; waits for them into reply.
+ * The transport's own round trip, for tests and benchmarks. */
+void am_echo(int dest, const void *buf, size_t len, void *reply);
+/* Registers the transport's own handlers (echo). */
+void am_init(void);
+
 /* For backends: runs the handler of a received message; copies a stack
  * message (heap == -1) that must be queued into one the transport owns. */
 am_msg *am_detach(am_msg *m);

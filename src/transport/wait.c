@@ -1,6 +1,7 @@
 #include "transport/wait.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -20,10 +21,15 @@ void waiter_wait(waiter *w)
     if (cfg.progress != PROGRESS_BLOCK) {
         am_expect_reply();
         double until = now_s() + cfg.spin_us * 1e-6;
-        while (atomic_load_explicit(&w->pending, memory_order_acquire)) {
+        for (unsigned i = 1; atomic_load_explicit(&w->pending, memory_order_acquire); i++) {
             if (cfg.progress == PROGRESS_HYBRID && now_s() > until)
                 break;
-            cpu_relax();
+            /* With more threads than cores the reply may need this core:
+             * offer it now and then (sched_yield is async-signal-safe). */
+            if (i % 64 == 0)
+                sched_yield();
+            else
+                cpu_relax();
         }
     }
     uint32_t v;

@@ -1,0 +1,69 @@
+/* The home-based protocol's page states, observed through its metadata.
+ * Node 0 homes page A, node 1 (when present) homes page B.
+ *   at the home:  HOME_READ -write-> HOME_WRITE -barrier-> HOME_READ
+ *   elsewhere:    READ (fresh zero page) -write-> WRITE (twin) -barrier-> READ
+ *                 READ -(home writes, barrier)-> INVALID -read-> READ
+ * With one node only the home transitions are checked. */
+#include <stdio.h>
+#include <sys/mman.h>
+
+#include "coherence/hlrc.h"
+#include "memory/region.h"
+#include "tessera.h"
+
+static int bad;
+
+static void expect(const char *when, volatile char *addr, int state)
+{
+    int got = region.meta[page_of((const void *)addr)].state;
+    if (got != state) {
+        printf("node %d: %s: page state %d, expected %d\n", tsr_node(), when, got, state);
+        bad++;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    tsr_init(&argc, &argv);
+    int me = tsr_node(), two = tsr_nodes() > 1;
+    tsr_attr at0 = TSR_ATTR_DEFAULT, at1 = TSR_ATTR_DEFAULT;
+    at0.home = at1.home = TSR_HOME_NODE;
+    at1.home_node = two ? 1 : 0;
+    volatile char *a = tsr_alloc_attr(4096, &at0);
+    volatile char *b = tsr_alloc_attr(4096, &at1);
+
+    if (me == 0) {
+        expect("home, fresh", a, HOME_READ);
+        a[0] = 1;
+        expect("home, after write", a, HOME_WRITE);
+    }
+    if (me == 1) {
+        expect("cached, fresh zero page", a, READ);
+        (void)a[100];
+        expect("cached, after read", a, READ);
+        a[1] = 2;
+        expect("cached, after write", a, WRITE);
+    }
+    tsr_barrier();
+    if (me == 0)
+        expect("home, after barrier", a, HOME_READ);
+    if (me == 1) {
+        expect("cached, after barrier (home wrote)", a, INVALID);
+        int v = a[0] + a[1];
+        expect("cached, after refetch", a, READ);
+        if (v != 3) {
+            printf("node 1: refetched page holds %d, expected 3\n", v);
+            bad++;
+        }
+    }
+    if (two && me == 0) {
+        b[5] = 9;
+        expect("cached, after write", b, WRITE);
+    }
+    tsr_barrier();
+    if (two && me == 0)
+        expect("cached, only writer, after barrier", b, READ);
+    printf("node %d: page states %s\n", me, bad ? "FAIL" : "PASS");
+    tsr_finalize();
+    return bad != 0;
+}

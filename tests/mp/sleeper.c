@@ -1,0 +1,28 @@
+/* A job that stays alive for a given number of seconds, synchronizing all
+ * the while, so that the failure tests can kill one node or knock on a
+ * node's port. Prints "ready <node> <pid>" once every node has started. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tessera.h"
+
+int main(int argc, char **argv)
+{
+    tsr_init(&argc, &argv);
+    double seconds = argc > 1 ? atof(argv[1]) : 5;
+    long *x = tsr_alloc(4096);
+    printf("ready %d %d\n", tsr_node(), (int)getpid());
+    fflush(stdout);
+    double t0 = tsr_wtime();
+    while (tsr_wtime() - t0 < seconds) {
+        tsr_lock(0);
+        (*x)++;
+        tsr_unlock(0);
+        usleep(20000);
+        tsr_barrier();
+    }
+    printf("node %d: PASS\n", tsr_node());
+    tsr_finalize();
+    return 0;
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Runs every test: unit tests, multi-process tests at 1-4 nodes through
+# tsrun, failure and security tests, and each application's check at 1-4
+# nodes. Prints one line per test and ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+B=build
+TSRUN=$B/bin/tsrun
+NODES="1 2 3 4"
+LIMIT=${TSR_TEST_TIMEOUT:-120}
+passed=0 failed=0 failures=()
+LOG=$(mktemp -d /tmp/tsr-test.XXXXXX)
+trap 'rm -rf "$LOG"' EXIT
+
+ok() { passed=$((passed + 1)); printf 'PASS  %s\n' "$1"; }
+bad() {
+    failed=$((failed + 1)); failures+=("$1"); printf 'FAIL  %s\n' "$1"
+    [ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/      | /' "$2" | tail -n 15
+}
+
+# run NAME CMD...: passes when CMD exits 0 within the time limit.
+run() {
+    local name=$1; shift
+    if timeout "$LIMIT" "$@" >"$LOG/out" 2>&1; then ok "$name"; else bad "$name (exit $?)" "$LOG/out"; fi
+}
+
+# ---- Unit tests -------------------------------------------------------------
+for t in $B/tests/unit/*; do
+    [[ $t == *.d ]] || run "unit/$(basename "$t")" "$t"
+done
+
+# ---- Multi-process tests ----------------------------------------------------
+MP="lock_counter false_sharing producer_consumer barrier_visibility sparse_big am_framing page_states"
+for t in $MP; do
+    for n in $NODES; do run "mp/$t -n $n" $TSRUN -n "$n" $B/tests/mp/$t; done
+done
+# The same protocol under the other progress policies and write detection.
+for t in lock_counter false_sharing producer_consumer barrier_visibility; do
+    run "mp/$t -n 3 TSR_PROGRESS=block" env TSR_PROGRESS=block $TSRUN -n 3 $B/tests/mp/$t
+    run "mp/$t -n 2 TSR_PROGRESS=spin" env TSR_PROGRESS=spin $TSRUN -n 2 $B/tests/mp/$t
+    run "mp/$t -n 4 TSR_WRITE_DETECT=cache-only" env TSR_WRITE_DETECT=cache-only $TSRUN -n 4 $B/tests/mp/$t
+done
+
+# ---- Failures: a node killed, crashed, or gone without tsr_finalize ---------
+wait_ready() { # file count: waits (max 20 s) until `count` nodes printed "ready"
+    for _ in $(seq 200); do
+        [ "$(grep -c '^ready' "$1" 2>/dev/null)" -ge "$2" ] && return 0; sleep 0.1
+    done
+    return 1
+}
+
+kill_test() { # nodes victim
+    local n=$1 v=$2 name="failure/kill -9 node $2 of $1"
+    $TSRUN -n "$n" $B/tests/mp/sleeper 60 >"$LOG/kout" 2>"$LOG/kerr" &
+    local job=$!
+    if ! wait_ready "$LOG/kout" "$n"; then kill $job; bad "$name (never ready)" "$LOG/kerr"; return; fi
+    local pid; pid=$(awk -v v="$v" '$1=="ready" && $2==v {print $3}' "$LOG/kout")
+    local t0; t0=$(date +%s.%N)
+    kill -9 "$pid"
+    local waited=0
+    while kill -0 $job 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+    if kill -0 $job 2>/dev/null; then kill -9 $job; bad "$name (tsrun still running after 10 s)" "$LOG/kerr"; return; fi
+    wait $job; local rc=$?
+    local dt; dt=$(echo "$(date +%s.%N) - $t0" | bc)
+    local named; named=$(grep -c "^tessera: node [0-9]*: stopping: node $v " "$LOG/kerr")
+    if [ $rc -ne 0 ] && [ "$named" -eq $((n - 1)) ] && grep -q "tsrun: node $v was killed by signal 9" "$LOG/kerr"; then
+        ok "$name (all stopped in ${dt%???????} s, exit $rc)"
+    else
+        bad "$name (exit $rc, $named of $((n - 1)) nodes named node $v)" "$LOG/kerr"
+    fi
+}
+kill_test 2 1; kill_test 3 1; kill_test 4 2; kill_test 3 0
+
+expect_fail() { # name pattern cmd...: must exit non-zero, within the limit, printing pattern
+    local name=$1 pat=$2; shift 2
+    timeout 20 "$@" >"$LOG/out" 2>&1; local rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q -- "$pat" "$LOG/out"; then ok "$name (exit $rc)"; else bad "$name (exit $rc)" "$LOG/out"; fi
+}
+expect_fail "failure/exit without tsr_finalize" "node 2 exited without calling tsr_finalize" $TSRUN -n 3 $B/tests/mp/early_exit
+expect_fail "failure/others name the departed node" "stopping: node 2 failed" $TSRUN -n 3 $B/tests/mp/early_exit
+expect_fail "failure/access outside shared memory crashes (4 nodes)" "node 3 was killed by signal 11" $TSRUN -n 4 $B/tests/mp/wild_access
+expect_fail "failure/access outside shared memory crashes (alone)" "writing to" $B/tests/mp/wild_access
+expect_fail "failure/program that never joins" "exited without calling tsr_finalize" $TSRUN -n 2 /bin/true
+
+# ---- Bad input ----------------------------------------------------------------
+expect_fail "input/-n 0" "-n must be an integer" $TSRUN -n 0 $B/tests/mp/sleeper
+expect_fail "input/missing -n" "-n N is required" $TSRUN $B/tests/mp/sleeper
+expect_fail "input/missing program" "cannot execute '/no/such/program'" $TSRUN -n 2 /no/such/program
+expect_fail "input/bad TSR_MEMORY" "TSR_MEMORY='lots' is not a size" env TSR_MEMORY=lots $TSRUN -n 2 $B/tests/mp/sleeper 1
+expect_fail "input/bad TSR_PROGRESS" "TSR_PROGRESS='fast' is not one of" env TSR_PROGRESS=fast $B/tests/mp/sleeper 1
+expect_fail "input/lock id out of range" "tsr_lock(5000): lock id out of range" $B/tests/mp/lock_counter -1
+expect_fail "input/allocation larger than TSR_MEMORY" "raise TSR_MEMORY" env TSR_MEMORY=1G $TSRUN -n 2 $B/tests/mp/sparse_big
+
+# ---- Security: connections without the job secret are refused ----------------
+secret_test() {
+    TSR_VERBOSE=1 $TSRUN -n 2 $B/tests/mp/sleeper 3 >"$LOG/sout" 2>"$LOG/serr" &
+    local job=$!
+    wait_ready "$LOG/sout" 2
+    local port; port=$(sed -n 's/^tessera: node 0: listening for peers on port \([0-9]*\)$/\1/p' "$LOG/serr")
+    python3 tests/intruder.py "$port" >"$LOG/intruder" 2>&1
+    wait $job; local rc=$?
+    if [ $rc -eq 0 ] && grep -q "refused connection from 127.0.0.1:[0-9]*: bad job secret" "$LOG/serr" \
+        && [ "$(grep -c PASS "$LOG/sout")" -eq 2 ]; then
+        ok "security/connection with a wrong secret refused, job unharmed"
+    else
+        cat "$LOG/intruder" >>"$LOG/serr"; bad "security/secret (exit $rc)" "$LOG/serr"
+    fi
+}
+secret_test
+
+# ---- Applications: each checks itself against the sequential computation ------
+for app in ${APPS:-}; do
+    args=$(make -s --no-print-directory print-${app}_TEST_ARGS)
+    run "apps/$app sequential" $B/apps/${app}_seq $args
+    for n in $NODES; do run "apps/$app -n $n" $TSRUN -n "$n" $B/apps/$app $args; done
+done
+
+echo
+if [ $failed -gt 0 ]; then printf 'failed: %s\n' "${failures[@]}"; fi
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
