@@ -24,8 +24,8 @@ LIBA     := $(BUILD)/lib/libtessera.a
 LIBSO    := $(BUILD)/lib/libtessera.so
 TSRUN    := $(BUILD)/bin/tsrun
 
-.PHONY: all lib apps mpi-apps tests run test bench bench-quick bench-micro install deps clean
-all: lib $(TSRUN) apps tests
+.PHONY: all lib apps mpi-apps tests run test bench bench-quick bench-micro bench-deps benches install deps clean
+all: lib $(TSRUN) apps tests benches
 
 lib: $(LIBA) $(LIBSO)
 
@@ -88,17 +88,21 @@ $(BUILD)/tests/mp/%: tests/mp/%.c $(LIBA)
 
 tests: $(UNIT_BINS) $(MP_BINS)
 
-test: all
+BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
+benches: $(BENCH_BINS)
+
+test: deps
+	$(MAKE) all
 	@APPS="$(APPS)" tests/run.sh
 
 # ---- Running and benchmarking ----------------------------------------------
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh build
 
-run: deps all
+run: deps
+	$(MAKE) all
 	$(TSRUN) -n 4 --stats $(BUILD)/apps/sor $(sor_RUN_ARGS)
 
-BENCH_BINS := $(BUILD)/bench/tsr_micro
 $(BUILD)/bench/%: bench/%.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
@@ -106,10 +110,15 @@ $(BUILD)/bench/%: bench/%.c $(LIBA)
 bench-micro: all $(BENCH_BINS)
 	$(BUILD)/bench/tsr_micro
 
-bench: deps all mpi-apps $(BENCH_BINS)
+bench-deps:
+	@scripts/deps.sh bench
+
+bench: bench-deps
+	$(MAKE) all mpi-apps $(BENCH_BINS)
 	python3 bench/harness.py --full
 
-bench-quick: deps all mpi-apps $(BENCH_BINS)
+bench-quick: bench-deps
+	$(MAKE) all mpi-apps $(BENCH_BINS)
 	python3 bench/harness.py --quick
 
 # ---- Installation -----------------------------------------------------------

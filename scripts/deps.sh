@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Installs what Tessera's build, tests and benchmarks need and the machine
-# lacks (Debian 12). Installs nothing when everything is present, so it is
-# cheap to run before every `make run` / `make test` / `make bench`.
+# Installs what Tessera needs and the machine lacks (Debian 12). Installs
+# nothing when everything is present, so it is cheap to run before every
+# `make run` / `make test` / `make bench`.
+#   scripts/deps.sh build   compiler, python3, pkg-config (build and tests)
+#   scripts/deps.sh bench   also Open MPI and matplotlib (benchmarks)
 set -euo pipefail
+mode=${1:-build}
 
 need_apt=()
-command -v cc >/dev/null || need_apt+=(gcc)
+command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 command -v make >/dev/null || need_apt+=(make)
 command -v python3 >/dev/null || need_apt+=(python3)
-command -v mpicc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+if [ "$mode" = bench ]; then
+    command -v mpicc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
+fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "deps: installing ${need_apt[*]}"
@@ -20,7 +25,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 # Plots for the benchmark harness; optional for the build and the tests.
-if [ "${TSR_DEPS_PLOTS:-1}" = 1 ] && ! python3 -c 'import matplotlib' 2>/dev/null; then
+if [ "$mode" = bench ] && ! python3 -c 'import matplotlib' 2>/dev/null; then
     echo "deps: installing matplotlib"
     python3 -m pip install -q matplotlib || echo "deps: matplotlib unavailable; plots will be skipped" >&2
 fi

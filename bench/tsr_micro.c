@@ -1,0 +1,338 @@
+/*
+ * tsr_micro - Tessera's micro-benchmarks side by side with the transport
+ * they rest on, in one run.
+ *
+ * Started by itself it is the driver: it runs itself under tsrun at 2 nodes
+ * for each progress policy (hybrid, block, spin) and at 4 nodes for the
+ * barrier, collects the figures each run prints ("M <name> <microseconds>")
+ * and prints one table with the ratio of each Tessera figure to the raw
+ * transport figure it rests on.
+ *
+ *   raw TCP round trip, 64 B and 4 KiB, blocking and busy-polling sockets
+ *   Tessera active-message round trip (comm thread to comm thread)
+ *   remote page fetch (fault + request + 4 KiB reply + mprotect)
+ *   remote lock acquire, contended lock hand-off; barrier at 2 and 4 nodes
+ *   diff encode / decode of one 4 KiB page (one word, all, every other)
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "coherence/diff.h"
+#include "tessera.h"
+#include "transport/transport.h"
+#include "util/cpu.h"
+
+#define ROUND_TRIPS 2000
+
+static void report(const char *name, double seconds, long count)
+{
+    if (tsr_node() == 0)
+        printf("M %s %.3f\n", name, seconds / (double)count * 1e6);
+}
+
+/* ---- Raw TCP between nodes 0 and 1, outside Tessera ---------------------- */
+
+static void pingpong(int fd, int initiator, size_t len, int busy, long rounds)
+{
+    char buf[4096];
+    memset(buf, 1, sizeof buf);
+    for (long i = 0; i < rounds; i++) {
+        if (initiator && send(fd, buf, len, 0) != (ssize_t)len)
+            abort();
+        for (size_t got = 0; got < len;) {
+            ssize_t n = recv(fd, buf + got, len - got, busy ? MSG_DONTWAIT : 0);
+            if (n > 0)
+                got += (size_t)n;
+            else if (n == 0)
+                abort();
+        }
+        if (!initiator && send(fd, buf, len, 0) != (ssize_t)len)
+            abort();
+    }
+}
+
+static int raw_connect(int *port_slot)
+{
+    int one = 1, fd;
+    if (tsr_node() == 1) {
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        socklen_t len = sizeof sa;
+        int lfd = socket(AF_INET, SOCK_STREAM, 0);
+        bind(lfd, (struct sockaddr *)&sa, sizeof sa);
+        listen(lfd, 1);
+        getsockname(lfd, (struct sockaddr *)&sa, &len);
+        *port_slot = ntohs(sa.sin_port);
+        tsr_barrier();
+        fd = accept(lfd, NULL, NULL);
+        close(lfd);
+    } else {
+        tsr_barrier();
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)*port_slot),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa))
+            abort();
+    }
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+static void bench_raw_tcp(void)
+{
+    int *port = tsr_alloc(sizeof(int));
+    int fd = raw_connect(port);
+    static const size_t sizes[] = {64, 4096};
+    for (int busy = 0; busy < 2; busy++)
+        for (int s = 0; s < 2; s++) {
+            tsr_barrier();
+            double t0 = now_s();
+            pingpong(fd, tsr_node() == 0, sizes[s], busy, ROUND_TRIPS);
+            char name[64];
+            snprintf(name, sizeof name, "tcp_%s_%zu", busy ? "busy" : "block", sizes[s]);
+            report(name, now_s() - t0, ROUND_TRIPS);
+        }
+    close(fd);
+    tsr_barrier();
+}
+
+/* ---- Tessera --------------------------------------------------------------- */
+
+static void bench_am_echo(void)
+{
+    static char out[4096], back[4096];
+    static const size_t sizes[] = {64, 4096};
+    for (int s = 0; s < 2; s++) {
+        tsr_barrier();
+        if (tsr_node() == 0) {
+            double t0 = now_s();
+            for (int i = 0; i < ROUND_TRIPS; i++)
+                am_echo(1, out, sizes[s], back);
+            char name[32];
+            snprintf(name, sizeof name, "am_echo_%zu", sizes[s]);
+            report(name, now_s() - t0, ROUND_TRIPS);
+        }
+    }
+    tsr_barrier();
+}
+
+/* Node 1 homes and rewrites the pages, so node 0's copies go stale at every
+ * barrier; node 0 then times one read per page, each a fault and a fetch. */
+static void bench_page_fetch(void)
+{
+    enum { PAGES = 256, ROUNDS = 8 };
+    tsr_attr attr = TSR_ATTR_DEFAULT;
+    attr.home = TSR_HOME_NODE;
+    attr.home_node = 1;
+    volatile char *a = tsr_alloc_attr(PAGES * 4096, &attr);
+    double total = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        if (tsr_node() == 1)
+            for (int p = 0; p < PAGES; p++)
+                a[p * 4096] = (char)(r + 1);
+        tsr_barrier();
+        if (tsr_node() == 0) {
+            double t0 = now_s();
+            for (int p = 0; p < PAGES; p++)
+                (void)a[p * 4096];
+            total += now_s() - t0;
+        }
+        tsr_barrier();
+    }
+    report("page_fetch", total, PAGES * ROUNDS);
+}
+
+/* Uncontended: node 1 alone takes and returns a lock that node 0 manages
+ * (one request/grant round trip plus the release message). Contended: both
+ * nodes loop on the lock, and the manager's FIFO queue makes it alternate,
+ * so each acquire waits for a hand-off from the other node. */
+static void bench_lock(void)
+{
+    enum { ACQUIRES = 2000 };
+    tsr_barrier();
+    double t0 = now_s();
+    if (tsr_node() == 1)
+        for (int i = 0; i < ACQUIRES; i++) {
+            tsr_lock(0);
+            tsr_unlock(0);
+        }
+    double alone = now_s() - t0;
+    tsr_barrier();
+    t0 = now_s();
+    for (int i = 0; i < ACQUIRES; i++) {
+        tsr_lock(0);
+        tsr_unlock(0);
+    }
+    tsr_barrier();
+    double both = now_s() - t0;
+    if (tsr_node() == 1)
+        printf("M lock_remote %.3f\n", alone / ACQUIRES * 1e6);
+    report("lock_handoff", both, 2 * ACQUIRES);
+}
+
+static void bench_barrier(void)
+{
+    enum { BARRIERS = 2000 };
+    tsr_barrier();
+    double t0 = now_s();
+    for (int i = 0; i < BARRIERS; i++)
+        tsr_barrier();
+    char name[32];
+    snprintf(name, sizeof name, "barrier_%d", tsr_nodes());
+    report(name, now_s() - t0, BARRIERS);
+}
+
+/* ---- Diffs (local) ------------------------------------------------------- */
+
+static void bench_diff(const char *name, int stride_words, int words_changed)
+{
+    enum { REPS = 20000 };
+    static uint32_t twin[1024], cur[1024];
+    static uint8_t diff[DIFF_MAX], page[4096];
+    for (int i = 0; i < 1024; i++)
+        twin[i] = cur[i] = (uint32_t)i;
+    for (int i = 0, n = 0; i < 1024 && n < words_changed; i += stride_words, n++)
+        cur[i] = ~cur[i];
+    size_t len = 0;
+    double t0 = now_s();
+    for (int r = 0; r < REPS; r++)
+        len = diff_encode((uint8_t *)twin, (uint8_t *)cur, diff);
+    double enc = now_s() - t0;
+    t0 = now_s();
+    for (int r = 0; r < REPS; r++)
+        diff_apply(page, diff, len);
+    double dec = now_s() - t0;
+    char key[64];
+    snprintf(key, sizeof key, "diff_encode_%s", name);
+    report(key, enc, REPS);
+    snprintf(key, sizeof key, "diff_decode_%s", name);
+    report(key, dec, REPS);
+    if (tsr_node() == 0)
+        printf("B %s %zu\n", name, len);
+}
+
+static int node_run(int argc, char **argv)
+{
+    tsr_init(&argc, &argv);
+    if (tsr_nodes() == 2) {
+        bench_raw_tcp();
+        bench_am_echo();
+        bench_page_fetch();
+        bench_lock();
+        if (tsr_node() == 0) {
+            bench_diff("one_word", 1, 1);
+            bench_diff("every_other_word", 2, 512);
+            bench_diff("all_words", 1, 1024);
+        }
+    }
+    bench_barrier();
+    tsr_finalize();
+    return 0;
+}
+
+/* ---- Driver ---------------------------------------------------------------- */
+
+#define MAX_FIGURES 64
+typedef struct run {
+    const char *label;
+    char names[MAX_FIGURES][40];
+    double us[MAX_FIGURES];
+    int n;
+} run;
+
+static void collect(run *r, const char *self, const char *tsrun, int nodes, const char *policy)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "TSR_PROGRESS=%s %s -n %d %s --node-run", policy, tsrun, nodes, self);
+    FILE *p = popen(cmd, "r");
+    char line[256], name[40];
+    double v;
+    while (p && fgets(line, sizeof line, p))
+        if (sscanf(line, "M %39s %lf", name, &v) == 2 && r->n < MAX_FIGURES) {
+            snprintf(r->names[r->n], sizeof r->names[0], "%s", name);
+            r->us[r->n++] = v;
+        }
+    if (!p || pclose(p) != 0) {
+        fprintf(stderr, "tsr_micro: '%s' failed\n", cmd);
+        exit(1);
+    }
+}
+
+static double get(const run *r, const char *name)
+{
+    for (int i = 0; i < r->n; i++)
+        if (!strcmp(r->names[i], name))
+            return r->us[i];
+    return -1;
+}
+
+static void row(const char *label, const char *name, const char *base, run *runs, int nruns)
+{
+    printf("| %-34s |", label);
+    for (int i = 0; i < nruns; i++) {
+        double v = get(&runs[i], name), b = base ? get(&runs[i], base) : -1;
+        if (v < 0)
+            printf(" %21s |", "-");
+        else if (b > 0)
+            printf(" %9.2f (%5.1fx) |", v, v / b);
+        else
+            printf(" %9.2f %11s |", v, "");
+    }
+    printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "--node-run"))
+        return node_run(argc, argv);
+    char self[1024], tsrun[1100];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return 1;
+    self[n] = 0;
+    snprintf(tsrun, sizeof tsrun, "%s", self);
+    char *slash = strrchr(tsrun, '/');
+    snprintf(slash, sizeof tsrun - (size_t)(slash - tsrun), "/../bin/tsrun");
+
+    static const char *policies[] = {"hybrid", "block", "spin"};
+    run runs[3];
+    memset(runs, 0, sizeof runs);
+    for (int i = 0; i < 3; i++) {
+        runs[i].label = policies[i];
+        collect(&runs[i], self, tsrun, 2, policies[i]);
+        collect(&runs[i], self, tsrun, 4, policies[i]);
+    }
+    printf("Tessera micro-benchmarks, microseconds per operation (ratio to the figure it rests on)\n");
+    printf("%ld cores; 2-node runs except barrier_4; columns: TSR_PROGRESS policy\n\n",
+           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("| %-34s |", "operation");
+    for (int i = 0; i < 3; i++)
+        printf(" %21s |", runs[i].label);
+    printf("\n|%s|", "------------------------------------");
+    for (int i = 0; i < 3; i++)
+        printf("%s|", "-----------------------");
+    printf("\n");
+    row("raw TCP round trip 64 B, blocking", "tcp_block_64", NULL, runs, 3);
+    row("raw TCP round trip 64 B, busy-poll", "tcp_busy_64", NULL, runs, 3);
+    row("raw TCP round trip 4 KiB, blocking", "tcp_block_4096", NULL, runs, 3);
+    row("raw TCP round trip 4 KiB, busy-poll", "tcp_busy_4096", NULL, runs, 3);
+    row("AM round trip 64 B (vs TCP block)", "am_echo_64", "tcp_block_64", runs, 3);
+    row("AM round trip 4 KiB (vs TCP block)", "am_echo_4096", "tcp_block_4096", runs, 3);
+    row("remote page fetch (vs AM 4 KiB)", "page_fetch", "am_echo_4096", runs, 3);
+    row("remote lock acquire+release (vs AM)", "lock_remote", "am_echo_64", runs, 3);
+    row("contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64", runs, 3);
+    row("barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64", runs, 3);
+    row("barrier, 4 nodes (vs AM 64 B)", "barrier_4", "am_echo_64", runs, 3);
+    row("diff encode, one word changed", "diff_encode_one_word", NULL, runs, 3);
+    row("diff encode, every other word", "diff_encode_every_other_word", NULL, runs, 3);
+    row("diff encode, all words", "diff_encode_all_words", NULL, runs, 3);
+    row("diff decode, one word changed", "diff_decode_one_word", NULL, runs, 3);
+    row("diff decode, every other word", "diff_decode_every_other_word", NULL, runs, 3);
+    row("diff decode, all words", "diff_decode_all_words", NULL, runs, 3);
+    return 0;
+}
