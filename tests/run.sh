@@ -35,10 +35,10 @@ for t in $MP; do
     for n in $NODES; do run "mp/$t -n $n" $TSRUN -n "$n" $B/tests/mp/$t; done
 done
 # The same protocol under the other progress policies and write detection.
-for t in lock_counter false_sharing producer_consumer barrier_visibility; do
+for t in lock_counter false_sharing producer_consumer barrier_visibility page_states; do
     run "mp/$t -n 3 TSR_PROGRESS=block" env TSR_PROGRESS=block $TSRUN -n 3 $B/tests/mp/$t
     run "mp/$t -n 2 TSR_PROGRESS=spin" env TSR_PROGRESS=spin $TSRUN -n 2 $B/tests/mp/$t
-    run "mp/$t -n 4 TSR_WRITE_DETECT=cache-only" env TSR_WRITE_DETECT=cache-only $TSRUN -n 4 $B/tests/mp/$t
+    run "mp/$t -n 4 TSR_WRITE_DETECT=all" env TSR_WRITE_DETECT=all $TSRUN -n 4 $B/tests/mp/$t
 done
 
 # ---- Failures: a node killed, crashed, or gone without tsr_finalize ---------

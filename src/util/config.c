@@ -97,6 +97,6 @@ void config_load(void)
     cfg.spin_us = (unsigned)env_long("TSR_SPIN_US", 50, 0, 10000000);
     cfg.stats = (int)env_long("TSR_STATS", 0, 0, 1);
     cfg.stats_json = env("TSR_STATS_JSON");
-    cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 0);
+    cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 1);
     cfg.connect_timeout_s = (double)env_long("TSR_CONNECT_TIMEOUT", 30, 1, 3600);
 }

@@ -20,7 +20,7 @@ typedef struct tsr_config {
     unsigned spin_us;         /* TSR_SPIN_US: how long hybrid spins */
     int stats;                /* TSR_STATS=1: table at exit */
     const char *stats_json;   /* TSR_STATS_JSON: file to append JSON to */
-    int cache_only;           /* TSR_WRITE_DETECT=all (default) | cache-only */
+    int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */
 } tsr_config;
 

@@ -1,6 +1,8 @@
 /* The home-based protocol's page states, observed through its metadata.
  * Node 0 homes page A, node 1 (when present) homes page B.
  *   at the home:  HOME_READ -write-> HOME_WRITE -barrier-> HOME_READ
+ *                 (cache-only: -barrier-> HOME_STICKY, still writable, and a
+ *                 write after it needs no fault)
  *   elsewhere:    READ (fresh zero page) -write-> WRITE (twin) -barrier-> READ
  *                 READ -(home writes, barrier)-> INVALID -read-> READ
  * With one node only the home transitions are checked. */
@@ -9,6 +11,7 @@
 
 #include "coherence/hlrc.h"
 #include "memory/region.h"
+#include "util/config.h"
 #include "tessera.h"
 
 static int bad;
@@ -45,8 +48,19 @@ int main(int argc, char **argv)
         expect("cached, after write", a, WRITE);
     }
     tsr_barrier();
-    if (me == 0)
+    if (me == 0 && !cfg.cache_only)
         expect("home, after barrier", a, HOME_READ);
+    if (me == 0 && cfg.cache_only && !two) {
+        expect("home, after barrier (cache-only)", a, HOME_STICKY);
+        tsr_stats st0, st1;
+        tsr_stats_get(&st0);
+        a[2] = 3;
+        tsr_stats_get(&st1);
+        if (st1.write_faults != st0.write_faults) {
+            printf("node 0: a write to a sticky home page faulted\n");
+            bad++;
+        }
+    }
     if (me == 1) {
         expect("cached, after barrier (home wrote)", a, INVALID);
         int v = a[0] + a[1];
