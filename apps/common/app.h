@@ -12,6 +12,7 @@
 #define TSR_APP_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,19 @@ static inline long app_arg(int argc, char **argv, int i, const char *name, long 
     }
     return v;
 }
+
+/* splitmix64 of an index: a fixed pseudo-random value, so that any node can
+ * generate any part of an input without shared generator state. */
+static inline uint64_t app_mix64(uint64_t i)
+{
+    uint64_t z = i + 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* app_mix64 as a double in [0, 1). */
+static inline double app_unit(uint64_t i) { return (double)(app_mix64(i) >> 11) * 0x1.0p-53; }
 
 /* Prints the RESULT line and the verdict; returns the exit status. */
 static inline int app_report(const char *app, const char *impl, int nodes, const char *size,
