@@ -64,8 +64,14 @@ COUNTERS = {
     "diffs": "diffs_created",
 }
 
-IMPLS = ("seq", "tessera", "mpi-shm", "mpi-tcp")
+IMPLS = ("seq", "tessera", "tessera-v", "mpi-shm", "mpi-tcp")
 MPI_IMPLS = ("mpi-shm", "mpi-tcp")
+# Tessera under each home write detection (TSR_WRITE_DETECT): the default,
+# Nautilus' cache-only detection ("NautCO"), and traditional detection of
+# every write ("NautV"), which Nautilus' Table 1 compares. tessera-v runs
+# only for that table's applications, at the largest node count.
+TESSERA_IMPLS = {"tessera": "cache-only", "tessera-v": "all"}
+NAUTILUS_APPS = ("lu", "water", "sor")
 
 README_BEGIN = "<!-- results:begin -->"
 README_END = "<!-- results:end -->"
@@ -220,7 +226,7 @@ class Run:
 
 
 def binary(cfg: argparse.Namespace, app: App, impl: str) -> Path:
-    suffix = {"seq": "_seq", "tessera": ""}.get(impl, "_mpi")
+    suffix = "_seq" if impl == "seq" else "" if impl in TESSERA_IMPLS else "_mpi"
     return cfg.bin_dir / f"{app.name}{suffix}"
 
 
@@ -228,7 +234,7 @@ def command(cfg: argparse.Namespace, app: App, impl: str, nodes: int) -> list[st
     exe = str(binary(cfg, app, impl))
     if impl == "seq":
         return [exe, *app.args]
-    if impl == "tessera":
+    if impl in TESSERA_IMPLS:
         return [str(cfg.tsrun), "-n", str(nodes), exe, *app.args]
     mpi = [cfg.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", str(nodes)]
     if impl == "mpi-tcp":
@@ -308,15 +314,16 @@ def execute(cfg: argparse.Namespace, app: App, impl: str, nodes: int, rep: int) 
         stats_path = Path(tmp) / "stats.jsonl"  # fresh: nodes append to it
         env = dict(os.environ)
         env.pop("TSR_STATS", None)  # no stats table on stderr: the JSON has it all
-        if impl == "tessera":
+        if impl in TESSERA_IMPLS:
             env["TSR_STATS_JSON"] = str(stats_path)
+            env["TSR_WRITE_DETECT"] = TESSERA_IMPLS[impl]
         start = time.monotonic()
         rc, out, err = run_process(command(cfg, app, impl, nodes), env, cfg.timeout)
         run.wall = time.monotonic() - start
-        if impl == "tessera":
+        if impl in TESSERA_IMPLS:
             run.counters, stat_lines = read_stats(stats_path)
     judge(run, rc, parse_results(out), cfg.timeout)
-    if impl == "tessera" and run.ok and stat_lines != nodes:
+    if impl in TESSERA_IMPLS and run.ok and stat_lines != nodes:
         run.note = f"counters from {stat_lines} of {nodes} nodes"
     if not run.ok:
         # The program's own words may be on either stream (a launcher adds
@@ -378,7 +385,7 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
                 reason = "no MPI version"
             elif not os.access(binary(cfg, app, impl), os.X_OK):
                 reason = f"{shown(binary(cfg, app, impl))} not built"
-            elif impl == "tessera" and not os.access(cfg.tsrun, os.X_OK):
+            elif impl in TESSERA_IMPLS and not os.access(cfg.tsrun, os.X_OK):
                 reason = f"{shown(cfg.tsrun)} not built"
             else:
                 reason = ""
@@ -389,7 +396,10 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
                 if note not in skipped:
                     skipped.append(note)
                 continue
-            nodes = [1] if impl == "seq" else cfg.nodes if impl == "tessera" else cfg.mpi_nodes
+            if impl == "tessera-v" and app.name not in NAUTILUS_APPS:
+                continue
+            nodes = ([1] if impl == "seq" else cfg.nodes if impl == "tessera"
+                     else [max(cfg.nodes)] if impl == "tessera-v" else cfg.mpi_nodes)
             todo += [(app, impl, n) for n in nodes]
     for note in skipped:
         print(f"harness: note: skipped {note}")
@@ -601,8 +611,8 @@ class Report:
         c = self.cells.get((app, impl, nodes))
         return c.seconds if c else None
 
-    def counter(self, app: str, nodes: int, col: str) -> float | None:
-        c = self.cells.get((app, "tessera", nodes))
+    def counter(self, app: str, nodes: int, col: str, impl: str = "tessera") -> float | None:
+        c = self.cells.get((app, impl, nodes))
         return c.counters.get(col) if c else None
 
     def star(self, nodes: int, text: str) -> str:
@@ -721,9 +731,23 @@ class Report:
                         + [self.star(n, fmt_n(self.counter(a, n, "write_faults"))) for a in apps])
             rows.append([self.star(n, f"gp({n}) page fetches")]
                         + [self.star(n, fmt_n(self.counter(a, n, "page_fetches"))) for a in apps])
+            if not any(self.secs(a, "tessera-v", n) for a in apps):
+                continue
+            tv = {a: self.secs(a, "tessera-v", n) for a in apps}
+            rows.append([self.star(n, f"t({n}) Tessera-V")] + [self.star(n, fmt_s(tv[a])) for a in apps])
+            rows.append([self.star(n, f"Sp({n}) Tessera-V")]
+                        + [self.star(n, fmt_x(ratio(self.seq.get(a), tv[a]))) for a in apps])
+            rows.append([self.star(n, f"SG({n}) Tessera-V")]
+                        + [self.star(n, fmt_n(self.counter(a, n, "write_faults", "tessera-v")))
+                           for a in apps])
+            rows.append([self.star(n, f"gp({n}) Tessera-V")]
+                        + [self.star(n, fmt_n(self.counter(a, n, "page_fetches", "tessera-v")))
+                           for a in apps])
         cap = ("**Nautilus Table 1 shape: sequential time, Tessera time, speedup, write faults "
                "(Nautilus' SG, local SIGSEGVs on writes) and page fetches (gp, remote get-page "
-               "requests), summed over nodes.** Nautilus reported 8 nodes; the MPI-shm row "
+               "requests), summed over nodes.** Tessera rows use cache-only write detection "
+               "(Nautilus' NautCO, Tessera's default); Tessera-V rows detect every home write "
+               "(NautV, TSR_WRITE_DETECT=all). Nautilus reported 8 nodes; the MPI-shm row "
                "stands where TreadMarks stood, as the reference.")
         return cap + "\n\n" + table(["application"] + apps, rows, "l")
 
