@@ -268,16 +268,17 @@ void boot_stranger_refuse(int fd)
     close(fd);
 }
 
-void boot_launcher_lost(void)
+int boot_launcher_news(char *why, size_t len)
 {
     boot_note note;
-    double deadline = now_s() + 1;
-    if (read_full(boot.launcher_fd, &note, sizeof note, deadline) == 0 &&
+    if (read_full(boot.launcher_fd, &note, sizeof note, now_s() + 1) == 0 &&
         note.magic == BOOT_MAGIC && note.type == BOOT_ABORT) {
         note.reason[sizeof note.reason - 1] = 0;
-        log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %u %s", note.node, note.reason);
+        snprintf(why, len, "%s", note.reason);
+        return (int)note.node;
     }
-    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: lost contact with tsrun");
+    snprintf(why, len, "lost contact with tsrun");
+    return -1;
 }
 
 void boot_fin(void)

@@ -5,6 +5,8 @@
 #ifndef TSR_BOOT_H
 #define TSR_BOOT_H
 
+#include <stddef.h>
+
 typedef struct tsr_boot {
     int *peer_fd;  /* one per node; -1 for this node */
     int listen_fd; /* kept open: later connections are refused and logged */
@@ -22,9 +24,9 @@ void boot_start(void);
 #define STRANGER_WAIT_S 2.0
 int boot_stranger_accept(void);
 void boot_stranger_refuse(int fd);
-/* Reads a message from tsrun (BOOT_ABORT) and stops this node with it; an
- * end of file means tsrun itself died. Never returns. */
-void boot_launcher_lost(void);
+/* Reads what tsrun says once the job runs: BOOT_ABORT names a failed node
+ * (returned, with tsrun's reason in why); -1 means tsrun itself is gone. */
+int boot_launcher_news(char *why, size_t len);
 /* Tells tsrun this node finished tsr_finalize. */
 void boot_fin(void);
 

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -176,30 +177,50 @@ static void drain_self(void)
     self_head = self_tail = NULL;
     spin_unlock(&self_lock);
     while (m) {
+        /* A caller-owned message (am_post) may be gone once its handler has
+         * replied: read what we need from it first. */
         am_msg *next = m->next;
+        int heap = m->heap;
         am_dispatch(cfg.node, &m->hdr, (void *)m->payload);
-        free(m);
+        if (heap == 1)
+            free(m);
         m = next;
     }
 }
 
-/* Tells every other node which node failed before this one goes too, so
- * that they name the node that failed rather than this one, whose
- * connection they will see close next. Best effort: the process is ending. */
-static void peer_lost(int i)
+/* Stops this node because `failed` failed (-1: tsrun is gone). Every other
+ * node is told which node failed first, so that it names that node rather
+ * than this one, whose connection it will see close next: every stopping
+ * node relays the cause, whichever way it learned it. Best effort: the
+ * process is ending. */
+static void stop_because(int failed, const char *why)
 {
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != i && j != cfg.node && peers[j].fd >= 0)
-            am_send(j, MSG_ABORT, (uint64_t)i, 0, 0, NULL, 0);
-    log_die_status(TSR_EXIT_PEER_FAILED,
-                   "stopping: node %d failed (connection lost: it crashed, was killed, or exited "
-                   "without tsr_finalize)", i);
+        if (j != failed && j != cfg.node && peers[j].fd >= 0)
+            am_send(j, MSG_ABORT, (uint64_t)failed, 0, 0, NULL, 0);
+    if (failed < 0)
+        log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s", why);
+    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %d %s", failed, why);
+}
+
+static void peer_lost(int i)
+{
+    stop_because(i, "failed (connection lost: it crashed, was killed, or exited without "
+                    "tsr_finalize)");
 }
 
 static void on_abort(int src, const tsr_msg_hdr *h, void *payload)
 {
-    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %d failed (reported by node %d)",
-                   (int)h->arg[0], src);
+    char why[64];
+    snprintf(why, sizeof why, "failed (reported by node %d)", src);
+    stop_because((int)(int64_t)h->arg[0], why);
+}
+
+static void launcher_news(void)
+{
+    char why[128];
+    int failed = boot_launcher_news(why, sizeof why);
+    stop_because(failed, why);
 }
 
 static void check_header(int i, const tsr_msg_hdr *h)
@@ -365,7 +386,7 @@ static void *comm_main(void *arg)
         if (pfd[SLOT_LISTEN].revents)
             stranger_arrives();
         if (pfd[SLOT_LAUNCHER].revents)
-            boot_launcher_lost();
+            launcher_news();
         for (int i = 0; i < cfg.nodes; i++) {
             peer *p = &peers[i];
             short ev = pfd[SLOT_PEERS + i].revents;
