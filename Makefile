@@ -121,6 +121,12 @@ bench-quick: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)
 	python3 bench/harness.py --quick
 
+# Munin's multiple protocols: the paper's Tables 6 and 2 (docs/MUNIN.md).
+.PHONY: bench-munin
+bench-munin: all
+	$(TSRUN) -n 4 $(BUILD)/bench/munin_table6
+	$(TSRUN) -n 2 $(BUILD)/bench/munin_table2
+
 # ---- Installation -----------------------------------------------------------
 install: lib $(TSRUN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -34,6 +34,13 @@ MP="lock_counter false_sharing producer_consumer barrier_visibility sparse_big a
 for t in $MP; do
     for n in $NODES; do run "mp/$t -n $n" $TSRUN -n "$n" $B/tests/mp/$t; done
 done
+# Munin's protocols: every annotation, the hints, and the phase-change hint
+# that makes a new sharing pattern legal.
+MUNIN="munin_write_shared munin_producer_consumer munin_result munin_conventional munin_migratory munin_reduction munin_hints"
+for t in $MUNIN; do
+    for n in $NODES; do run "mp/$t -n $n" $TSRUN -n "$n" $B/tests/mp/$t; done
+done
+for n in $NODES; do run "mp/munin_err_pattern phase -n $n" $TSRUN -n "$n" $B/tests/mp/munin_err_pattern phase; done
 # The same protocol under the other progress policies and write detection.
 for t in lock_counter false_sharing producer_consumer barrier_visibility page_states; do
     run "mp/$t -n 3 TSR_PROGRESS=block" env TSR_PROGRESS=block $TSRUN -n 3 $B/tests/mp/$t
@@ -81,6 +88,13 @@ expect_fail "failure/others name the departed node" "node 1: stopping: node 2 " 
 expect_fail "failure/access outside shared memory crashes (4 nodes)" "node 3 was killed by signal 11" $TSRUN -n 4 $B/tests/mp/wild_access
 expect_fail "failure/access outside shared memory crashes (alone)" "writing to" $B/tests/mp/wild_access
 expect_fail "failure/program that never joins" "exited without calling tsr_finalize" $TSRUN -n 2 /bin/true
+
+for n in 1 2 4; do
+    expect_fail "munin/write to read_only stops the job (-n $n)" "write to read-only shared variable at 0x[0-9a-f]* (annotation read_only" $TSRUN -n "$n" $B/tests/mp/munin_err_read_only
+done
+for n in 3 4; do
+    expect_fail "munin/producer_consumer pattern broken stops the job (-n $n)" "access outside the stable sharing pattern (call tsr_hint_phase_change first) to shared variable at 0x[0-9a-f]* (annotation producer_consumer" $TSRUN -n "$n" $B/tests/mp/munin_err_pattern
+done
 
 # ---- Bad input ----------------------------------------------------------------
 expect_fail "input/-n 0" "-n must be an integer" $TSRUN -n 0 $B/tests/mp/sleeper

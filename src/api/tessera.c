@@ -106,6 +106,7 @@ void tsr_free(void *ptr)
     uint32_t n = alloc_release(first);
     if (!n)
         log_die("tsr_free(%p): not an address returned by tsr_alloc", ptr);
+    coh_unmap(first, n);
     page_protect(first, n, PROT_NONE);
     region_discard(first, n);
 }

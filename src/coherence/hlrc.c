@@ -25,6 +25,7 @@
 
 #include "coherence/diff.h"
 #include "coherence/hlrc.h"
+#include "coherence/outbox.h"
 #include "coherence/protocol.h"
 #include "memory/region.h"
 #include "stats/stats.h"
@@ -42,7 +43,7 @@ static uint32_t ndirty;
 
 static int is_home(uint32_t p) { return region.meta[p].home == cfg.node; }
 
-static void map(uint32_t first, uint32_t n)
+static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 {
     for (uint32_t i = 0; i < n;) {
         uint32_t j = i;
@@ -120,43 +121,11 @@ static void fault(uint32_t p, int is_write)
 
 /* ---- Release: diffs to homes --------------------------------------------- */
 
-/* One growing message per home: (u32 page, u32 length, diff padded to 4)*. */
-typedef struct outbox {
-    char *buf;
-    size_t len, cap;
-    uint32_t count;
-} outbox;
-
 typedef struct flush_ctx {
     waiter w;
     uint32_t *acks; /* (page, version) pairs written by the comm thread */
     _Atomic uint32_t nacks;
 } flush_ctx;
-
-static void outbox_reserve(outbox *o, size_t more)
-{
-    if (o->len + more <= o->cap)
-        return;
-    o->cap = (o->len + more) * 2;
-    o->buf = realloc(o->buf, o->cap);
-    if (!o->buf)
-        log_die("out of memory (%zu bytes of diffs)", o->cap);
-}
-
-static void diff_page(uint32_t p, outbox *o)
-{
-    outbox_reserve(o, 8 + DIFF_MAX);
-    size_t len = diff_encode((uint8_t *)page_twin(p), (uint8_t *)page_rt(p),
-                             (uint8_t *)o->buf + o->len + 8);
-    if (!len)
-        return;
-    uint32_t hdr[2] = {p, (uint32_t)len};
-    memcpy(o->buf + o->len, hdr, sizeof hdr);
-    o->len += 8 + ((len + 3) & ~(size_t)3);
-    o->count++;
-    STAT_ADD(diffs_created, 1);
-    STAT_ADD(diff_bytes, len);
-}
 
 /* A home page written in this interval: a new version, announced. Sticky
  * pages stay writable unless another node has written them meanwhile. */
@@ -197,7 +166,9 @@ static void send_diffs(outbox *box, uint32_t total)
     free(ctx.acks);
 }
 
-static void flush(void)
+/* Diffs always wait for their acks: the versions they return are the write
+ * notices, which must exist before the release is announced. */
+static void flush(uint32_t *barrier_sent)
 {
     if (!ndirty)
         return;
@@ -213,7 +184,7 @@ static void flush(void)
         /* Protect first: the twin comparison must see the final bytes. */
         page_protect(p, 1, PROT_READ);
         region.meta[p].state = READ;
-        diff_page(p, &box[region.meta[p].home]);
+        outbox_add_diff(&box[region.meta[p].home], p, 0);
     }
     ndirty = kept;
     uint32_t total = 0;
@@ -222,7 +193,7 @@ static void flush(void)
     if (total)
         send_diffs(box, total);
     for (int h = 0; h < cfg.nodes; h++)
-        free(box[h].buf);
+        outbox_free(&box[h]);
     free(box);
 }
 
@@ -230,21 +201,20 @@ static void on_diff(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t count = (uint32_t)h->arg[0];
     uint32_t *acks = malloc((size_t)count * 8 + 8);
-    const char *r = payload, *end = r + h->len;
+    size_t pos = 0;
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t hdr[2];
-        if (end - r < 8)
+        uint32_t p;
+        uint8_t flags;
+        const uint8_t *diff;
+        size_t len;
+        if (outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len))
             log_die_status(1, "protocol error: truncated diff message from node %d", src);
-        memcpy(hdr, r, 8);
-        uint32_t p = hdr[0];
         if (p >= region.npages || region.meta[p].home != cfg.node ||
-            (size_t)(end - r - 8) < hdr[1] ||
-            diff_apply((uint8_t *)page_rt(p), (const uint8_t *)r + 8, hdr[1]))
+            diff_apply((uint8_t *)page_rt(p), diff, len))
             log_die_status(1, "protocol error: bad diff for page %u from node %d", p, src);
         atomic_store(&region.meta[p].remote, 1);
         acks[2 * i] = p;
         acks[2 * i + 1] = atomic_fetch_add(&region.meta[p].version, 1) + 1;
-        r += 8 + ((hdr[1] + 3) & ~3u);
         STAT_ADD(diffs_applied, 1);
     }
     am_send(src, MSG_DIFF_ACK, count, h->arg[1], 0, acks, (size_t)count * 8);
@@ -283,4 +253,11 @@ static void init(void)
     am_register(MSG_DIFF_ACK, on_diff_ack);
 }
 
-const tsr_protocol hlrc_protocol = {"hlrc", init, map, fault, flush, invalidate};
+const tsr_protocol hlrc_protocol = {
+    .name = "hlrc",
+    .init = init,
+    .map = map,
+    .fault = fault,
+    .flush = flush,
+    .invalidate = invalidate,
+};

@@ -27,7 +27,10 @@
     X(invalidations, "cached pages invalidated")                    \
     X(lock_acquires, "lock acquires")                               \
     X(remote_lock_acquires, "lock acquires needing a message")      \
-    X(barriers, "barriers")
+    X(barriers, "barriers")                                         \
+    X(updates_sent, "Munin update messages sent")                   \
+    X(updates_applied, "Munin update messages applied here")        \
+    X(reductions, "Munin Fetch_and_Phi operations performed here")
 
 #define STATS_TIMES(X)                                  \
     X(barrier_wait_s, "seconds waiting in barriers")    \

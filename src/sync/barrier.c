@@ -12,8 +12,11 @@
 
 #define BARRIER_MANAGER 0
 
-/* Manager side (node 0's comm thread only). */
+/* Manager side (node 0's comm thread only). expect[j]: messages sent to
+ * node j without acks during the epoch (coh_barrier_release), which j must
+ * receive before it leaves. */
 static notice_set gathered;
+static uint32_t *expect;
 static int arrived;
 static uint64_t mgr_epoch;
 
@@ -22,6 +25,7 @@ static uint64_t epoch;
 static struct {
     waiter w;
     notice_set global;
+    uint32_t expected; /* counted messages to receive before leaving */
 } done;
 
 static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
@@ -29,16 +33,24 @@ static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
     if (h->arg[0] != mgr_epoch)
         log_die_status(1, "protocol error: node %d arrived at barrier %llu during barrier %llu",
                        src, (unsigned long long)h->arg[0], (unsigned long long)mgr_epoch);
-    if (notice_merge_wire(&gathered, payload, h->len))
-        log_die_status(1, "protocol error: malformed barrier notices from node %d", src);
+    size_t nlen = h->arg[1], counts = (size_t)cfg.nodes * sizeof(uint32_t);
+    if (nlen + counts != h->len || notice_merge_wire(&gathered, payload, nlen))
+        log_die_status(1, "protocol error: malformed barrier arrival from node %d", src);
+    const char *sent = (const char *)payload + nlen;
+    for (int j = 0; j < cfg.nodes; j++) {
+        uint32_t c;
+        memcpy(&c, sent + (size_t)j * sizeof c, sizeof c);
+        expect[j] += c;
+    }
     if (++arrived < cfg.nodes)
         return;
     size_t len = (size_t)gathered.n * NOTICE_WIRE;
     void *buf = malloc(len + 1);
     notice_encode(&gathered, 0, buf);
     for (int i = 0; i < cfg.nodes; i++)
-        am_send(i, MSG_BARRIER_DONE, mgr_epoch, 0, 0, buf, len);
+        am_send(i, MSG_BARRIER_DONE, mgr_epoch, expect[i], 0, buf, len);
     free(buf);
+    memset(expect, 0, (size_t)cfg.nodes * sizeof *expect);
     notice_clear(&gathered);
     arrived = 0;
     mgr_epoch++;
@@ -48,11 +60,15 @@ static void on_done(int src, const tsr_msg_hdr *h, void *payload)
 {
     notice_clear(&done.global);
     notice_merge_wire(&done.global, payload, h->len);
+    done.expected = (uint32_t)h->arg[1];
     waiter_done(&done.w);
 }
 
 void barrier_init(void)
 {
+    expect = calloc((size_t)cfg.nodes, sizeof *expect);
+    if (!expect)
+        log_die("out of memory (barrier)");
     am_register(MSG_BARRIER_ARRIVE, on_arrive);
     am_register(MSG_BARRIER_DONE, on_done);
 }
@@ -60,15 +76,27 @@ void barrier_init(void)
 void tsr_barrier(void)
 {
     double t0 = now_s();
-    coh_release();
+    size_t counts = (size_t)cfg.nodes * sizeof(uint32_t);
+    uint32_t *sent = calloc(1, counts);
+    if (!sent)
+        log_die("out of memory (barrier)");
+    coh_barrier_release(sent);
     size_t len;
     void *notices = coh_all_notices(&len);
+    /* One message: the notices, then the counters of messages sent. */
+    char *msg = malloc(len + counts);
+    if (!msg)
+        log_die("out of memory (barrier)");
+    memcpy(msg, notices, len);
+    memcpy(msg + len, sent, counts);
     waiter_init(&done.w, 1);
-    am_send(BARRIER_MANAGER, MSG_BARRIER_ARRIVE, epoch, 0, 0, notices, len);
+    am_send(BARRIER_MANAGER, MSG_BARRIER_ARRIVE, epoch, len, 0, msg, len + counts);
     free(notices);
+    free(msg);
+    free(sent);
     waiter_wait(&done.w);
     epoch++;
-    coh_barrier_done(&done.global);
+    coh_barrier_done(&done.global, done.expected);
     lock_prune(&done.global);
     STAT_ADD(barriers, 1);
     STAT_TIME(barrier_wait_s, now_s() - t0);

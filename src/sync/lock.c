@@ -11,13 +11,25 @@
 #include "util/cpu.h"
 #include "util/log.h"
 
+/* A node reading a lock's bound data while the lock is held: it is
+ * answered at the release. */
+typedef struct peeker {
+    struct peeker *next;
+    int node;
+    uint64_t reply;
+} peeker;
+
 /* Manager state of one lock. `queue` is a ring of waiting node ids; a node
- * waits for at most one lock, so cfg.nodes slots always suffice. */
+ * waits for at most one lock, so cfg.nodes slots always suffice. `data` is
+ * the data bound to the lock (coh_lock_data) as its last holder left it. */
 typedef struct lock_mgr {
     int held;
     int *queue;
     int qhead, qlen;
     notice_set notices;
+    void *data;
+    size_t dlen;
+    peeker *peekers;
 } lock_mgr;
 
 static lock_mgr *mgr;
@@ -27,8 +39,8 @@ static unsigned char held_here[TSR_MAX_LOCKS];
 /* The grant this node's application thread waits for. */
 static struct {
     waiter w;
-    void *notices;
-    size_t len;
+    void *notices, *data;
+    size_t len, dlen;
 } grant;
 
 static int manager_of(int id) { return id % cfg.nodes; }
@@ -39,13 +51,22 @@ static void check_id(const char *fn, int id)
         log_die("%s(%d): lock id out of range [0, %d)", fn, id, TSR_MAX_LOCKS);
 }
 
-static void deliver_grant(const void *notices, size_t len)
+static void *copy_of(const void *p, size_t len)
 {
-    grant.notices = malloc(len + 1);
-    if (!grant.notices)
+    void *c = malloc(len + 1);
+    if (!c)
         log_die_status(1, "out of memory (lock grant)");
-    memcpy(grant.notices, notices, len);
-    grant.len = len;
+    memcpy(c, p, len);
+    return c;
+}
+
+/* A grant's or release's payload: the notices (nlen bytes), then the data. */
+static void deliver_grant(const char *payload, size_t nlen, size_t len)
+{
+    grant.notices = copy_of(payload, nlen);
+    grant.len = nlen;
+    grant.data = copy_of(payload + nlen, len - nlen);
+    grant.dlen = len - nlen;
     waiter_done(&grant.w);
 }
 
@@ -54,13 +75,25 @@ static void mgr_grant(int id, int node)
 {
     lock_mgr *l = &mgr[id];
     l->held = 1;
-    void *buf = malloc((size_t)l->notices.n * NOTICE_WIRE + 1);
-    size_t len = notice_encode(&l->notices, 0, buf);
+    char *buf = malloc((size_t)l->notices.n * NOTICE_WIRE + l->dlen + 1);
+    if (!buf)
+        log_die_status(1, "out of memory (lock grant)");
+    size_t nlen = notice_encode(&l->notices, 0, buf);
+    if (l->dlen)
+        memcpy(buf + nlen, l->data, l->dlen);
     if (node == cfg.node)
-        deliver_grant(buf, len);
+        deliver_grant(buf, nlen, nlen + l->dlen);
     else
-        am_send(node, MSG_LOCK_GRANT, (uint64_t)id, 0, 0, buf, len);
+        am_send(node, MSG_LOCK_GRANT, (uint64_t)id, nlen, 0, buf, nlen + l->dlen);
     free(buf);
+}
+
+/* Called with mgr_mutex held. */
+static void set_data(lock_mgr *l, const void *data, size_t len)
+{
+    free(l->data);
+    l->data = copy_of(data, len);
+    l->dlen = len;
 }
 
 static void mgr_acquire(int id, int node)
@@ -77,12 +110,20 @@ static void mgr_acquire(int id, int node)
     pthread_mutex_unlock(&mgr_mutex);
 }
 
-static void mgr_release(int id, const void *notices, size_t len)
+static void mgr_release(int id, const char *payload, size_t nlen, size_t len)
 {
     pthread_mutex_lock(&mgr_mutex);
     lock_mgr *l = &mgr[id];
-    if (notice_merge_wire(&l->notices, notices, len))
+    if (nlen > len || notice_merge_wire(&l->notices, payload, nlen))
         log_die_status(1, "protocol error: malformed notices released with lock %d", id);
+    if (len > nlen)
+        set_data(l, payload + nlen, len - nlen);
+    for (peeker *pk = l->peekers, *next; pk; pk = next) {
+        next = pk->next;
+        am_send(pk->node, MSG_LOCK_DATA, (uint64_t)id, pk->reply, 0, l->data, l->dlen);
+        free(pk);
+    }
+    l->peekers = NULL;
     if (l->qlen) {
         int next = l->queue[l->qhead];
         l->qhead = (l->qhead + 1) % cfg.nodes;
@@ -101,12 +142,46 @@ static void on_lock_acq(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_lock_rel(int src, const tsr_msg_hdr *h, void *payload)
 {
-    mgr_release((int)h->arg[0], payload, h->len);
+    mgr_release((int)h->arg[0], payload, h->arg[1], h->len);
 }
 
 static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
 {
-    deliver_grant(payload, h->len);
+    if (h->arg[1] > h->len)
+        log_die_status(1, "protocol error: malformed grant of lock %d", (int)h->arg[0]);
+    deliver_grant(payload, h->arg[1], h->len);
+}
+
+/* A node reads the lock's bound data without the lock: now if the lock is
+ * free, else when it is released. */
+static void on_lock_peek(int src, const tsr_msg_hdr *h, void *payload)
+{
+    int id = (int)h->arg[0];
+    pthread_mutex_lock(&mgr_mutex);
+    lock_mgr *l = &mgr[id];
+    if (!l->held) {
+        am_send(src, MSG_LOCK_DATA, (uint64_t)id, h->arg[1], 0, l->data, l->dlen);
+    } else {
+        peeker *pk = malloc(sizeof *pk);
+        if (!pk)
+            log_die_status(1, "out of memory (lock data)");
+        *pk = (peeker){l->peekers, src, h->arg[1]};
+        l->peekers = pk;
+    }
+    pthread_mutex_unlock(&mgr_mutex);
+}
+
+static void on_lock_data(int src, const tsr_msg_hdr *h, void *payload)
+{
+    coh_lock_install((int)h->arg[0], payload, h->len, 0);
+    waiter_done((waiter *)(uintptr_t)h->arg[1]);
+}
+
+void lock_set_data(int id, const void *data, size_t len)
+{
+    pthread_mutex_lock(&mgr_mutex);
+    set_data(&mgr[id], data, len);
+    pthread_mutex_unlock(&mgr_mutex);
 }
 
 void lock_init(void)
@@ -117,6 +192,8 @@ void lock_init(void)
     am_register(MSG_LOCK_ACQ, on_lock_acq);
     am_register(MSG_LOCK_REL, on_lock_rel);
     am_register(MSG_LOCK_GRANT, on_lock_grant);
+    am_register(MSG_LOCK_PEEK, on_lock_peek);
+    am_register(MSG_LOCK_DATA, on_lock_data);
 }
 
 void lock_prune(const notice_set *global)
@@ -145,7 +222,10 @@ void tsr_lock(int id)
     waiter_wait(&grant.w);
     held_here[id] = 1;
     coh_acquire(grant.notices, grant.len);
+    if (grant.dlen)
+        coh_lock_install(id, grant.data, grant.dlen, 1);
     free(grant.notices);
+    free(grant.data);
     STAT_ADD(lock_acquires, 1);
     STAT_TIME(lock_wait_s, now_s() - t0);
 }
@@ -156,13 +236,22 @@ void tsr_unlock(int id)
     if (!held_here[id])
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
     coh_release();
-    size_t len;
-    void *notices = coh_lock_notices(id, &len);
+    size_t nlen, dlen;
+    void *notices = coh_lock_notices(id, &nlen);
+    void *data = coh_lock_data(id, &dlen);
+    char *msg = malloc(nlen + dlen + 1);
+    if (!msg)
+        log_die("out of memory (lock release)");
+    memcpy(msg, notices, nlen);
+    if (dlen)
+        memcpy(msg + nlen, data, dlen);
     held_here[id] = 0;
     int m = manager_of(id);
     if (m == cfg.node)
-        mgr_release(id, notices, len);
+        mgr_release(id, msg, nlen, nlen + dlen);
     else
-        am_send(m, MSG_LOCK_REL, (uint64_t)id, 0, 0, notices, len);
+        am_send(m, MSG_LOCK_REL, (uint64_t)id, nlen, 0, msg, nlen + dlen);
     free(notices);
+    free(data);
+    free(msg);
 }

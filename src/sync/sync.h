@@ -10,10 +10,15 @@
 #ifndef TSR_SYNC_H
 #define TSR_SYNC_H
 
+#include <stddef.h>
+
 #include "coherence/notice.h"
 
 void lock_init(void);
 void barrier_init(void);
+/* At the lock's manager: the data bound to lock `id` (tsr_hint_lock_data)
+ * that the next grant will carry. */
+void lock_set_data(int id, const void *data, size_t len);
 /* Drops lock notices that a barrier has made every node act on. */
 void lock_prune(const notice_set *global);
 

@@ -37,8 +37,12 @@ static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, con
     m->payload = payload;
     m->sent = 0;
     m->heap = 0;
+}
+
+static void count_sent(const am_msg *m)
+{
     STAT_ADD(messages_sent, 1);
-    STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + len);
+    STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + m->hdr.len);
 }
 
 /* A heap copy of m (header and payload in one block) owned by the transport. */
@@ -59,6 +63,7 @@ void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const vo
 {
     am_msg m;
     fill(&m, type, a0, a1, a2, payload, len);
+    count_sent(&m);
     if (dest == cfg.node) {
         backend->post_self(copy_msg(&m));
         return;
@@ -73,6 +78,13 @@ void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a
              const void *payload, size_t len)
 {
     fill(m, type, a0, a1, a2, payload, len);
+    if (dest == cfg.node) {
+        /* Handed to this node's own comm thread as it is: never copied, never
+         * freed, and not counted (it does not leave the process). */
+        backend->post_self(m);
+        return;
+    }
+    count_sent(m);
     backend->post(dest, m);
 }
 

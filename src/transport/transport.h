@@ -45,8 +45,9 @@ void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const vo
 
 /* Sends a caller-owned message without allocating: m and its payload must
  * stay untouched until the reply to it arrives (a reply cannot arrive before
- * the request has been written out). dest must not be this node. Async-
- * signal-safe. */
+ * the request has been written out). dest may be this node: the message then
+ * runs on this node's comm thread like any other, and is not counted as
+ * sent. Async-signal-safe. */
 void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2,
              const void *payload, size_t len);
 

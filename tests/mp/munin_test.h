@@ -1,0 +1,50 @@
+/* munin_test.h - helpers shared by the munin_* multi-process tests. */
+#ifndef MUNIN_TEST_H
+#define MUNIN_TEST_H
+
+#include <stdio.h>
+
+#include "tessera.h"
+
+/* Munin memory with the given annotation, pages homed in blocks. */
+static inline void *munin_alloc(size_t bytes, tsr_annotation annot)
+{
+    tsr_attr a = TSR_ATTR_DEFAULT;
+    a.proto = TSR_PROTO_MUNIN;
+    a.annot = annot;
+    return tsr_alloc_attr(bytes, &a);
+}
+
+/* The same, every page managed by `node`. */
+static inline void *munin_alloc_at(size_t bytes, tsr_annotation annot, int node)
+{
+    tsr_attr a = TSR_ATTR_DEFAULT;
+    a.proto = TSR_PROTO_MUNIN;
+    a.annot = annot;
+    a.home = TSR_HOME_NODE;
+    a.home_node = node;
+    return tsr_alloc_attr(bytes, &a);
+}
+
+static int munin_bad;
+
+#define CHECK(cond, ...)                                          \
+    do {                                                          \
+        if (!(cond)) {                                            \
+            printf("node %d: check failed: ", tsr_node());        \
+            printf(__VA_ARGS__);                                  \
+            printf("\n");                                         \
+            munin_bad++;                                          \
+        }                                                         \
+    } while (0)
+
+/* Prints the verdict, leaves, and returns main's exit status. */
+static inline int munin_finish(const char *name)
+{
+    printf("node %d: %s: %d failed checks %s\n", tsr_node(), name, munin_bad,
+           munin_bad ? "FAIL" : "PASS");
+    tsr_finalize();
+    return munin_bad != 0;
+}
+
+#endif
