@@ -11,8 +11,8 @@
 
 /*      name              arg0      arg1     arg2      payload                  meaning */
 #define TSR_MESSAGES(X)                                                                      \
-    X(MSG_PAGE_REQ,      "page",  "waiter", "-",      "-",                    "fetch a page's master copy from its home") \
-    X(MSG_PAGE_REP,      "page",  "waiter", "version", "page bytes",          "the page, and the home version it is") \
+    X(MSG_PAGE_REQ,      "page",  "waiter", "count",  "-",                    "fetch the master copies of pages [page, page+count) from their home") \
+    X(MSG_PAGE_REP,      "page",  "waiter", "count",  "u32 versions, pages",  "the pages, and the home version each one is") \
     X(MSG_DIFF,          "count", "waiter", "-",      "(page,len,diff)*",     "a releaser's diffs for pages homed at the receiver") \
     X(MSG_DIFF_ACK,      "count", "waiter", "-",      "(page,version)*",      "diffs applied; the versions they produced") \
     X(MSG_LOCK_ACQ,      "lock",  "-",      "-",      "-",                    "ask the lock's manager for the lock") \

@@ -99,4 +99,5 @@ void config_load(void)
     cfg.stats_json = env("TSR_STATS_JSON");
     cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 1);
     cfg.connect_timeout_s = (double)env_long("TSR_CONNECT_TIMEOUT", 30, 1, 3600);
+    cfg.fetch_ahead = (uint32_t)env_long("TSR_FETCH_AHEAD", 16, 1, 256);
 }

@@ -22,6 +22,7 @@ typedef struct tsr_config {
     const char *stats_json;   /* TSR_STATS_JSON: file to append JSON to */
     int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */
+    uint32_t fetch_ahead;     /* TSR_FETCH_AHEAD: most pages one fetch brings */
 } tsr_config;
 
 extern tsr_config cfg;
