@@ -22,45 +22,10 @@
 #include "boot/boot_proto.h"
 #include "util/config.h"
 #include "util/cpu.h"
+#include "util/io.h"
 #include "util/log.h"
 
 tsr_boot boot = {NULL, -1, -1};
-
-/* Reads exactly len bytes before the deadline; 0 on success, -1 on EOF,
- * error or timeout. */
-static int read_full(int fd, void *buf, size_t len, double deadline)
-{
-    char *p = buf;
-    while (len) {
-        int ms = (int)((deadline - now_s()) * 1000);
-        struct pollfd pfd = {fd, POLLIN, 0};
-        if (ms <= 0 || poll(&pfd, 1, ms) <= 0)
-            return -1;
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
 
 static void set_nodelay(int fd)
 {
@@ -145,14 +110,14 @@ static boot_endpoint *register_with_launcher(uint32_t addr, uint16_t port)
     boot_hello h = {BOOT_MAGIC, BOOT_HELLO, (uint32_t)cfg.node, getpid(), addr, port, 0, {0}};
     fill_secret(h.secret);
     boot_table t;
-    if (write_full(boot.launcher_fd, &h, sizeof h) ||
-        read_full(boot.launcher_fd, &t, sizeof t, deadline) || t.magic != BOOT_MAGIC)
+    if (io_write_all(boot.launcher_fd, &h, sizeof h) ||
+        io_read_full(boot.launcher_fd, &t, sizeof t, deadline) || t.magic != BOOT_MAGIC)
         log_die("tsrun at %s did not send the node table (another node failed to start?)",
                 cfg.boot);
     if (t.type != BOOT_TABLE || t.nodes != (uint32_t)cfg.nodes)
         log_die("tsrun sent a malformed node table");
     boot_endpoint *ep = calloc((size_t)cfg.nodes, sizeof *ep);
-    if (!ep || read_full(boot.launcher_fd, ep, (size_t)cfg.nodes * sizeof *ep, deadline))
+    if (!ep || io_read_full(boot.launcher_fd, ep, (size_t)cfg.nodes * sizeof *ep, deadline))
         log_die("tsrun's node table was cut short");
     return ep;
 }
@@ -166,7 +131,7 @@ static void connect_lower(const boot_endpoint *ep, double deadline)
         boot_hello h = {BOOT_MAGIC, MESH_HELLO, (uint32_t)cfg.node, getpid(), 0, 0, 0, {0}};
         fill_secret(h.secret);
         boot_note ack;
-        if (write_full(fd, &h, sizeof h) || read_full(fd, &ack, sizeof ack, deadline) ||
+        if (io_write_all(fd, &h, sizeof h) || io_read_full(fd, &ack, sizeof ack, deadline) ||
             ack.magic != BOOT_MAGIC || ack.type != MESH_ACK || ack.node != (uint32_t)j)
             log_die("node %d did not accept this node's connection", j);
         boot.peer_fd[j] = fd;
@@ -212,14 +177,14 @@ static void accept_higher(double deadline)
             continue;
         boot_hello h;
         char who[64];
-        const char *why = read_full(fd, &h, sizeof h, now_s() + 5) ? "no hello" : mesh_hello_fault(&h);
+        const char *why = io_read_full(fd, &h, sizeof h, now_s() + 5) ? "no hello" : mesh_hello_fault(&h);
         if (why) {
             log_warn("refused connection from %s: %s", peer_name(fd, who, sizeof who), why);
             close(fd);
             continue;
         }
         boot_note ack = {BOOT_MAGIC, MESH_ACK, (uint32_t)cfg.node, {0}};
-        if (write_full(fd, &ack, sizeof ack))
+        if (io_write_all(fd, &ack, sizeof ack))
             log_die("node %u dropped its connection while joining", h.node);
         set_nodelay(fd);
         boot.peer_fd[h.node] = fd;
@@ -271,7 +236,7 @@ void boot_stranger_refuse(int fd)
 int boot_launcher_news(char *why, size_t len)
 {
     boot_note note;
-    if (read_full(boot.launcher_fd, &note, sizeof note, now_s() + 1) == 0 &&
+    if (io_read_full(boot.launcher_fd, &note, sizeof note, now_s() + 1) == 0 &&
         note.magic == BOOT_MAGIC && note.type == BOOT_ABORT) {
         note.reason[sizeof note.reason - 1] = 0;
         snprintf(why, len, "%s", note.reason);
@@ -286,5 +251,5 @@ void boot_fin(void)
     if (boot.launcher_fd < 0)
         return;
     boot_note fin = {BOOT_MAGIC, BOOT_FIN, (uint32_t)cfg.node, {0}};
-    write_full(boot.launcher_fd, &fin, sizeof fin);
+    io_write_all(boot.launcher_fd, &fin, sizeof fin);
 }

@@ -291,10 +291,7 @@ static void invalidate(uint32_t p, uint32_t version)
 
 static void init(void)
 {
-    dirty = mmap(NULL, (size_t)region.npages * sizeof *dirty, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (dirty == MAP_FAILED)
-        log_die("cannot reserve the dirty page list: %m");
+    dirty = region_page_table(sizeof *dirty, "the dirty page list");
     am_register(MSG_PAGE_REQ, on_page_req);
     am_register(MSG_PAGE_REP, on_page_rep);
     am_register(MSG_DIFF, on_diff);

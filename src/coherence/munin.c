@@ -1138,13 +1138,8 @@ void munin_drop(uint32_t first, uint32_t n)
 
 static void init(void)
 {
-    size_t bytes = (size_t)region.npages * sizeof *mu;
-    mu = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-              -1, 0);
-    duq = mmap(NULL, (size_t)region.npages * sizeof *duq, PROT_READ | PROT_WRITE,
-               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mu == MAP_FAILED || duq == MAP_FAILED)
-        log_die("cannot reserve Munin's page directory: %m");
+    mu = region_page_table(sizeof *mu, "Munin's page directory");
+    duq = region_page_table(sizeof *duq, "Munin's delayed update queue");
     am_register(MSG_MU_REQ, on_req);
     am_register(MSG_MU_GRANT, on_grant);
     am_register(MSG_MU_RETURN, on_return);

@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include "boot/boot_proto.h"
+#include "util/cpu.h"
+#include "util/io.h"
 
 #define KILL_GRACE_S 3.0
 /* A node that exits with this status stopped because another node failed
@@ -65,13 +67,6 @@ static int exit_status, stopping, live;
 static double kill_at = -1;
 static int consequence = -1; /* first node that stopped because of another */
 static double consequence_at;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void usage(FILE *f)
 {
@@ -242,20 +237,6 @@ static void start_node(int i, uint16_t port)
     }
 }
 
-static void send_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        p += n;
-        len -= (size_t)n;
-    }
-}
-
 /* The first failure stops the job: every other node is told who failed and
  * why, and is killed if it has not gone KILL_GRACE_S seconds later. */
 static void job_failed(int who, const char *why)
@@ -273,8 +254,8 @@ static void job_failed(int who, const char *why)
     snprintf(note.reason, sizeof note.reason, "%s", why);
     for (int i = 0; i < opt.n; i++)
         if (i != who && nodes[i].conn >= 0 && nodes[i].registered && !nodes[i].exited)
-            send_all(nodes[i].conn, &note, sizeof note);
-    kill_at = now() + KILL_GRACE_S;
+            io_write_all(nodes[i].conn, &note, sizeof note);
+    kill_at = now_s() + KILL_GRACE_S;
 }
 
 static void send_table(void)
@@ -284,8 +265,8 @@ static void send_table(void)
     for (int i = 0; i < opt.n; i++)
         ep[i] = nodes[i].ep;
     for (int i = 0; i < opt.n; i++) {
-        send_all(nodes[i].conn, &t, sizeof t);
-        send_all(nodes[i].conn, ep, (size_t)opt.n * sizeof *ep);
+        io_write_all(nodes[i].conn, &t, sizeof t);
+        io_write_all(nodes[i].conn, ep, (size_t)opt.n * sizeof *ep);
     }
     free(ep);
 }
@@ -318,15 +299,8 @@ static void read_registration(int k)
     int fd = pending_conns[k];
     pending_conns[k] = pending_conns[--npending];
     boot_hello h;
-    struct pollfd pfd = {fd, POLLIN, 0};
-    ssize_t got = 0;
-    while (got < (ssize_t)sizeof h && poll(&pfd, 1, 2000) > 0) {
-        ssize_t r = read(fd, (char *)&h + got, sizeof h - (size_t)got);
-        if (r <= 0)
-            break;
-        got += r;
-    }
-    if (got != (ssize_t)sizeof h || h.magic != BOOT_MAGIC || h.type != BOOT_HELLO ||
+    int got = io_read_full(fd, &h, sizeof h, now_s() + 2.0) == 0;
+    if (!got || h.magic != BOOT_MAGIC || h.type != BOOT_HELLO ||
         memcmp(h.secret, secret, BOOT_SECRET_LEN) || h.node >= (uint32_t)opt.n ||
         nodes[h.node].registered || nodes[h.node].pid != h.pid) {
         fprintf(stderr, "tsrun: refused a registration that is not from a node of this job\n");
@@ -392,7 +366,7 @@ static void reap_children(void)
             if (nd->status == PEER_FAILED_STATUS && !stopping) {
                 if (consequence < 0) {
                     consequence = i;
-                    consequence_at = now();
+                    consequence_at = now_s();
                 }
                 continue;
             }
@@ -472,7 +446,7 @@ static void watch(double started)
             pfd[k++] = (struct pollfd){nodes[i].io[0].fd, POLLIN, 0};
             pfd[k++] = (struct pollfd){nodes[i].io[1].fd, POLLIN, 0};
         }
-        double t = now();
+        double t = now_s();
         if (!stopping && registered_count() < opt.n && t - started > REGISTER_TIMEOUT_S)
             job_failed(-1, "not every node called tsr_init within 60 s");
         if (!stopping && opt.timeout > 0 && t - started > opt.timeout)
@@ -527,7 +501,7 @@ int main(int argc, char **argv)
     signal(SIGINT, on_interrupt);
     signal(SIGTERM, on_interrupt);
     signal(SIGPIPE, SIG_IGN);
-    double started = now();
+    double started = now_s();
     for (int i = 0; i < opt.n; i++)
         start_node(i, port);
     live = opt.n;

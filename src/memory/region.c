@@ -49,8 +49,13 @@ void region_init(void)
                         "the runtime view");
     region.twin = reserve(region.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
                           "twins");
-    region.meta = reserve((size_t)region.npages * sizeof(page_meta), PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS, -1, "page metadata");
+    region.meta = region_page_table(sizeof(page_meta), "page metadata");
+}
+
+void *region_page_table(size_t elem, const char *what)
+{
+    return reserve((size_t)region.npages * elem, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, what);
 }
 
 void page_protect(uint32_t first, uint32_t n, int prot)

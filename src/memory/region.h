@@ -40,6 +40,9 @@ typedef struct tsr_region {
 extern tsr_region region;
 
 void region_init(void);
+/* A per-page table of `elem`-byte entries, zeroed, reserved not committed
+ * (protocols keep their page directories so). Exits naming `what` on failure. */
+void *region_page_table(size_t elem, const char *what);
 
 static inline int region_contains(const void *addr)
 {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "util/config.h"
+#include "util/io.h"
 #include "util/log.h"
 
 tsr_counters stats;
@@ -31,19 +32,9 @@ void tsr_stats_reset(void)
 #undef STATS_ZERO_TIME
 }
 
-/* Writes all of buf with one write(2) so that the lines of several nodes
- * appending to one file (or sharing stderr) never interleave. */
-static void write_all(int fd, const char *buf, size_t len)
-{
-    while (len) {
-        ssize_t n = write(fd, buf, len);
-        if (n <= 0)
-            return;
-        buf += n;
-        len -= (size_t)n;
-    }
-}
-
+/* Each block of output goes out with one write(2) where the kernel allows,
+ * so that the lines of several nodes sharing stderr or one JSON file do not
+ * interleave. */
 static void print_table(const tsr_stats *s)
 {
     char buf[4096];
@@ -58,7 +49,7 @@ static void print_table(const tsr_stats *s)
     n += snprintf(buf + n, sizeof buf - (size_t)n, "  %-22s %14.6f  %s\n", #name, s->name, text);
     STATS_TIMES(STATS_ROW_TIME)
 #undef STATS_ROW_TIME
-    write_all(STDERR_FILENO, buf, (size_t)n);
+    io_write_all(STDERR_FILENO, buf, (size_t)n);
 }
 
 static void append_json(const tsr_stats *s)
@@ -79,7 +70,7 @@ static void append_json(const tsr_stats *s)
         log_warn("cannot write statistics to TSR_STATS_JSON=%s: %m", cfg.stats_json);
         return;
     }
-    write_all(fd, buf, (size_t)n);
+    io_write_all(fd, buf, (size_t)n);
     close(fd);
 }
 
