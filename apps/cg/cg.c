@@ -58,8 +58,8 @@ int main(int argc, char **argv)
     long lo, hi, band = cg_band_capacity(p.n, nodes);
     cg_band(p.n, nodes, me, &lo, &hi);
     cg_slots slots = {cg_alloc_runs(CG_PAGE_DOUBLES, nodes), me, nodes, 0};
-    cg_vectors v = {cg_alloc_runs(band, nodes), cg_malloc((size_t)p.n * sizeof(double)),
-                    cg_alloc_runs(band, nodes), cg_malloc((size_t)p.n * sizeof(double))};
+    cg_vectors v = {cg_alloc_runs(band, nodes), app_calloc((size_t)p.n, sizeof(double)),
+                    cg_alloc_runs(band, nodes), app_calloc((size_t)p.n, sizeof(double))};
     cg_matrix a = cg_build_matrix(&p, lo, hi);
     cg_comm comm = {cg_sum_slots, cg_share_barrier, &slots};
     cg_init_band(&v, lo, hi); /* own band only: nothing moves */

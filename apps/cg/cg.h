@@ -79,16 +79,6 @@ typedef struct cg_matrix {
     double *val;
 } cg_matrix;
 
-static inline void *cg_malloc(size_t bytes)
-{
-    void *m = malloc(bytes ? bytes : 1); /* bands, hence sizes, may be empty */
-    if (!m) {
-        perror("malloc");
-        exit(2);
-    }
-    return m;
-}
-
 /* Appends the entries of row `row` (mesh point i, j) in column order. */
 static inline long cg_append_row(cg_matrix *a, long e, long row, long grid)
 {
@@ -105,9 +95,9 @@ static inline long cg_append_row(cg_matrix *a, long e, long row, long grid)
 
 static inline cg_matrix cg_build_matrix(const cg_params *p, long lo, long hi)
 {
-    cg_matrix a = {lo, hi, cg_malloc((size_t)(hi - lo + 1) * sizeof(long)),
-                   cg_malloc((size_t)(hi - lo) * 5 * sizeof(int)),
-                   cg_malloc((size_t)(hi - lo) * 5 * sizeof(double))};
+    cg_matrix a = {lo, hi, app_calloc((size_t)(hi - lo + 1), sizeof(long)),
+                   app_calloc((size_t)(hi - lo) * 5, sizeof(int)),
+                   app_calloc((size_t)(hi - lo) * 5, sizeof(double))};
     long e = 0;
     for (long row = lo; row < hi; row++) {
         a.start[row - lo] = e;
@@ -225,8 +215,8 @@ static inline void cg_share_nothing(double *p, void *ctx)
 /* Private whole-length vectors. */
 static inline cg_vectors cg_alloc_private(long n)
 {
-    cg_vectors v = {cg_malloc((size_t)n * sizeof(double)), cg_malloc((size_t)n * sizeof(double)),
-                    cg_malloc((size_t)n * sizeof(double)), cg_malloc((size_t)n * sizeof(double))};
+    cg_vectors v = {app_calloc((size_t)n, sizeof(double)), app_calloc((size_t)n, sizeof(double)),
+                    app_calloc((size_t)n, sizeof(double)), app_calloc((size_t)n, sizeof(double))};
     return v;
 }
 
@@ -260,7 +250,7 @@ static inline double *cg_solve_sequential(const cg_params *p)
 static inline int cg_solves(const cg_params *p, const double *x)
 {
     cg_matrix a = cg_build_matrix(p, 0, p->n);
-    double *ax = cg_malloc((size_t)p->n * sizeof *ax);
+    double *ax = app_calloc((size_t)p->n, sizeof *ax);
     cg_multiply(&a, x, ax);
     double rr = 0.0;
     for (long i = 0; i < p->n; i++)

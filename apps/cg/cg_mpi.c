@@ -58,8 +58,8 @@ static void cg_share_halo(double *p, void *ctx)
 /* Rank 0 collects every band of x. */
 static void cg_gather(double *x, const cg_params *p, int rank, int ranks)
 {
-    int *counts = cg_malloc((size_t)ranks * sizeof *counts);
-    int *offsets = cg_malloc((size_t)ranks * sizeof *offsets);
+    int *counts = app_calloc((size_t)ranks, sizeof *counts);
+    int *offsets = app_calloc((size_t)ranks, sizeof *offsets);
     for (int r = 0; r < ranks; r++) {
         long lo, hi;
         cg_band(p->n, ranks, r, &lo, &hi);

@@ -41,6 +41,35 @@ static inline long app_arg(int argc, char **argv, int i, const char *name, long 
     return v;
 }
 
+/* calloc that exits with a message: an app can do nothing without its
+ * memory. A zero count (an empty band) still gives a valid pointer. */
+static inline void *app_calloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) {
+        perror("calloc");
+        exit(2);
+    }
+    return p;
+}
+
+/* `count` pointers into one zeroed array of count * stride doubles: the rows
+ * of a matrix, or the blocks of a blocked one. Freed by app_table_free. */
+static inline double **app_table(long count, long stride)
+{
+    double **t = app_calloc((size_t)count, sizeof *t);
+    double *data = app_calloc((size_t)count * (size_t)stride, sizeof *data);
+    for (long i = 0; i < count; i++)
+        t[i] = data + i * stride;
+    return t;
+}
+
+static inline void app_table_free(double **t)
+{
+    free(t[0]);
+    free(t);
+}
+
 /* splitmix64 of an index: a fixed pseudo-random value, so that any node can
  * generate any part of an input without shared generator state. */
 static inline uint64_t app_mix64(uint64_t i)

@@ -6,20 +6,15 @@
  * (no twins or diffs), and the pages that move are the diagonal and
  * perimeter blocks of each step, fetched by the nodes that use them.
  */
-#include <tessera.h>
-
 #include "lu.h"
+#include "tsr_app.h"
 
 /* The block table of a shared matrix: node k's blocks, in row-major block
  * order, fill one allocation homed on node k. Every node makes the same
  * calls in the same order, so the table is the same everywhere. */
 static double **lu_alloc_shared(const lu_params *p, int nodes)
 {
-    double **blk = malloc((size_t)(p->nb * p->nb) * sizeof *blk);
-    if (!blk) {
-        perror("malloc");
-        exit(2);
-    }
+    double **blk = app_calloc((size_t)(p->nb * p->nb), sizeof *blk);
     size_t block = (size_t)(p->b * p->b);
     for (int k = 0; k < nodes; k++) {
         lu_grid g = lu_make_grid(nodes, k);
@@ -29,10 +24,7 @@ static double **lu_alloc_shared(const lu_params *p, int nodes)
                 owned += lu_mine(&g, I, J);
         if (owned == 0) /* more nodes than blocks in a grid row or column */
             continue;
-        tsr_attr attr = TSR_ATTR_DEFAULT;
-        attr.home = TSR_HOME_NODE;
-        attr.home_node = k;
-        double *next = tsr_alloc_attr(owned * block * sizeof *next, &attr);
+        double *next = app_alloc_home(owned * block * sizeof *next, k);
         for (long I = 0; I < p->nb; I++)
             for (long J = 0; J < p->nb; J++)
                 if (lu_mine(&g, I, J)) {

@@ -200,22 +200,7 @@ static inline void lu_factor_sequential(double *const *blk, const lu_params *p)
 /* A private blocked matrix: all blocks in one array, block-major. */
 static inline double **lu_alloc_private(const lu_params *p)
 {
-    size_t block = (size_t)(p->b * p->b), blocks = (size_t)(p->nb * p->nb);
-    double **blk = malloc(blocks * sizeof *blk);
-    double *data = calloc(blocks * block, sizeof *data);
-    if (!blk || !data) {
-        perror("malloc");
-        exit(2);
-    }
-    for (size_t k = 0; k < blocks; k++)
-        blk[k] = data + k * block;
-    return blk;
-}
-
-static inline void lu_free_private(double **blk)
-{
-    free(blk[0]);
-    free(blk);
+    return app_table(p->nb * p->nb, p->b * p->b);
 }
 
 /* Checks the factors against the input without redoing the factorisation:
@@ -224,11 +209,7 @@ static inline void lu_free_private(double **blk)
 static inline int lu_factors_reproduce_input(double *const *blk, const lu_params *p)
 {
     long n = p->n;
-    double *x = calloc((size_t)n, sizeof *x), *ux = calloc((size_t)n, sizeof *ux);
-    if (!x || !ux) {
-        perror("calloc");
-        exit(2);
-    }
+    double *x = app_calloc((size_t)n, sizeof *x), *ux = app_calloc((size_t)n, sizeof *ux);
     for (long j = 0; j < n; j++)
         x[j] = 1.0 + (double)(j % 5);
     for (long i = 0; i < n; i++)
@@ -260,7 +241,7 @@ static inline int lu_verify_parallel(double *const *blk, const lu_params *p)
     size_t bytes = (size_t)(p->b * p->b) * sizeof **blk;
     for (long k = 0; k < p->nb * p->nb && ok; k++)
         ok = memcmp(blk[k], ref[k], bytes) == 0;
-    lu_free_private(ref);
+    app_table_free(ref);
     return ok;
 }
 

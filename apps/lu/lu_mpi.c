@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     int status = 0;
     if (rank == 0)
         status = app_report("lu", "mpi", ranks, p.size, seconds, lu_verify_parallel(blk, &p));
-    lu_free_private(blk);
+    app_table_free(blk);
     MPI_Comm_free(&c.row);
     MPI_Comm_free(&c.col);
     MPI_Finalize();

@@ -14,6 +14,6 @@ int main(int argc, char **argv)
     double seconds = app_now() - start;
 
     int ok = lu_factors_reproduce_input(blk, &p);
-    lu_free_private(blk);
+    app_table_free(blk);
     return app_report("lu", "seq", 1, p.size, seconds, ok);
 }

@@ -7,29 +7,19 @@
  * initialisation (so they stay read-only afterwards, as Munin's annotation
  * said), and the only pages that move are the B rows each node fetches once.
  */
-#include <tessera.h>
-
 #include "mm.h"
+#include "tsr_app.h"
 
 /* An n x n shared matrix whose band of rows k (mm_band) is homed on node k.
  * Every node makes the same calls in the same order, so the row table is the
  * same everywhere. */
 static double **mm_alloc_shared(long n, int nodes)
 {
-    double **row = malloc((size_t)n * sizeof *row);
-    if (!row) {
-        perror("malloc");
-        exit(2);
-    }
+    double **row = app_calloc((size_t)n, sizeof *row);
     for (int k = 0; k < nodes; k++) {
         long lo, hi;
         mm_band(n, nodes, k, &lo, &hi);
-        tsr_attr attr = TSR_ATTR_DEFAULT;
-        attr.home = TSR_HOME_NODE;
-        attr.home_node = k;
-        double *band = tsr_alloc_attr((size_t)(hi - lo) * (size_t)n * sizeof *band, &attr);
-        for (long i = lo; i < hi; i++)
-            row[i] = band + (i - lo) * n;
+        app_alloc_rows(row, lo, hi, n, k);
     }
     return row;
 }

@@ -76,32 +76,13 @@ static inline void mm_multiply_rows(double *const *c, double *const *a, double *
 /* An n x n private matrix: row pointers into one array. */
 static inline double **mm_alloc_private(long n)
 {
-    double **row = malloc((size_t)n * sizeof *row);
-    double *data = calloc((size_t)n * (size_t)n, sizeof *data);
-    if (!row || !data) {
-        perror("malloc");
-        exit(2);
-    }
-    for (long i = 0; i < n; i++)
-        row[i] = data + i * n;
-    return row;
-}
-
-static inline void mm_free_private(double **m)
-{
-    free(m[0]);
-    free(m);
+    return app_table(n, n);
 }
 
 /* A zeroed private vector of n doubles. */
 static inline double *mm_vector(long n)
 {
-    double *v = calloc((size_t)n, sizeof *v);
-    if (!v) {
-        perror("calloc");
-        exit(2);
-    }
-    return v;
+    return app_calloc((size_t)n, sizeof(double));
 }
 
 /* y = M x for the n x n matrix M. */
@@ -157,9 +138,9 @@ static inline int mm_verify_parallel(double *const *c, long n)
     int ok = mm_freivalds(c, a, b, n);
     for (long i = 0; i < n && ok; i++)
         ok = memcmp(c[i], ref[i], (size_t)n * sizeof **c) == 0;
-    mm_free_private(a);
-    mm_free_private(b);
-    mm_free_private(ref);
+    app_table_free(a);
+    app_table_free(b);
+    app_table_free(ref);
     return ok;
 }
 

@@ -13,8 +13,8 @@ int main(int argc, char **argv)
     double seconds = app_now() - start;
 
     int ok = mm_freivalds(c, a, b, p.n);
-    mm_free_private(a);
-    mm_free_private(b);
-    mm_free_private(c);
+    app_table_free(a);
+    app_table_free(b);
+    app_table_free(c);
     return app_report("mm", "seq", 1, p.size, seconds, ok);
 }

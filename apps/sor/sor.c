@@ -6,30 +6,19 @@
  * only pages that move are the boundary rows a node reads from its two
  * neighbours after each half-iteration's barrier.
  */
-#include <tessera.h>
-
 #include "sor.h"
+#include "tsr_app.h"
 
 /* One colour matrix in shared memory: node k's rows (sor_owned_rows) are an
  * allocation of their own homed on node k. Every node makes the same calls
  * in the same order, so the row table is the same everywhere. */
 static double **sor_alloc_shared(const sor_params *p, int nodes)
 {
-    double **row = malloc((size_t)(p->rows + 2) * sizeof *row);
-    if (!row) {
-        perror("malloc");
-        exit(2);
-    }
+    double **row = app_calloc((size_t)(p->rows + 2), sizeof *row);
     for (int k = 0; k < nodes; k++) {
         long first, end;
         sor_owned_rows(p, nodes, k, &first, &end);
-        tsr_attr attr = TSR_ATTR_DEFAULT;
-        attr.home = TSR_HOME_NODE;
-        attr.home_node = k;
-        double *band = tsr_alloc_attr((size_t)(end - first) * (size_t)p->width * sizeof *band,
-                                      &attr);
-        for (long i = first; i < end; i++)
-            row[i] = band + (i - first) * p->width;
+        app_alloc_rows(row, first, end, p->width, k);
     }
     return row;
 }

@@ -110,21 +110,7 @@ static inline void sor_sweep(double *const *dst, double *const *src, int colour,
 /* A whole private colour matrix: row pointers into one array. */
 static inline double **sor_alloc_private(const sor_params *p)
 {
-    double **row = malloc((size_t)(p->rows + 2) * sizeof *row);
-    double *data = calloc((size_t)(p->rows + 2) * (size_t)p->width, sizeof *data);
-    if (!row || !data) {
-        perror("malloc");
-        exit(2);
-    }
-    for (long i = 0; i < p->rows + 2; i++)
-        row[i] = data + i * p->width;
-    return row;
-}
-
-static inline void sor_free_private(double **rows)
-{
-    free(rows[0]);
-    free(rows);
+    return app_table(p->rows + 2, p->width);
 }
 
 /* The whole computation on one processor: the reference every parallel run
@@ -172,8 +158,8 @@ static inline int sor_verify_parallel(double *const *red, double *const *black,
     sor_init_rows(ref_red, ref_black, p, 0, p->rows + 2);
     sor_solve_sequential(ref_red, ref_black, p);
     int ok = sor_plausible(red, black, p) && sor_identical(red, black, ref_red, ref_black, p);
-    sor_free_private(ref_red);
-    sor_free_private(ref_black);
+    app_table_free(ref_red);
+    app_table_free(ref_black);
     return ok;
 }
 

@@ -14,12 +14,8 @@
  * stay NULL because this rank never touches those rows. */
 static double **sor_alloc_band(const sor_params *p, long lo, long hi)
 {
-    double **row = calloc((size_t)(p->rows + 2), sizeof *row);
-    double *data = calloc((size_t)(hi - lo + 2) * (size_t)p->width, sizeof *data);
-    if (!row || !data) {
-        perror("calloc");
-        exit(2);
-    }
+    double **row = app_calloc((size_t)(p->rows + 2), sizeof *row);
+    double *data = app_calloc((size_t)(hi - lo + 2) * (size_t)p->width, sizeof *data);
     for (long i = lo - 1; i <= hi; i++)
         row[i] = data + (i - lo + 1) * p->width;
     return row;
@@ -72,8 +68,8 @@ static int sor_verify_gathered(double *const *red, double *const *black, const s
     if (rank != 0)
         return 1;
     int ok = sor_verify_parallel(all_red, all_black, p);
-    sor_free_private(all_red);
-    sor_free_private(all_black);
+    app_table_free(all_red);
+    app_table_free(all_black);
     return ok;
 }
 

@@ -13,7 +13,7 @@ int main(int argc, char **argv)
     double seconds = app_now() - start;
 
     int ok = sor_plausible(red, black, &p);
-    sor_free_private(red);
-    sor_free_private(black);
+    app_table_free(red);
+    app_table_free(black);
     return app_report("sor", "seq", 1, p.size, seconds, ok);
 }
