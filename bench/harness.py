@@ -64,14 +64,19 @@ COUNTERS = {
     "diffs": "diffs_created",
 }
 
-IMPLS = ("seq", "tessera", "tessera-v", "mpi-shm", "mpi-tcp")
+IMPLS = ("seq", "tessera", "tessera-v", "tessera-munin", "mpi-shm", "mpi-tcp")
 MPI_IMPLS = ("mpi-shm", "mpi-tcp")
-# Tessera under each home write detection (TSR_WRITE_DETECT): the default,
-# Nautilus' cache-only detection ("NautCO"), and traditional detection of
-# every write ("NautV"), which Nautilus' Table 1 compares. tessera-v runs
-# only for that table's applications, at the largest node count.
-TESSERA_IMPLS = {"tessera": "cache-only", "tessera-v": "all"}
+# Tessera variants: (TSR_WRITE_DETECT, extra program arguments).
+#   tessera        the default: home-based LRC with Nautilus' cache-only
+#                  write detection ("NautCO")
+#   tessera-v      every home write detected ("NautV"), which Nautilus'
+#                  Table 1 compares; its applications only, largest node count
+#   tessera-munin  the app's data under Munin's annotations (--munin), which
+#                  Munin's Tables 3 and 5 compare with message passing
+TESSERA_IMPLS = {"tessera": ("cache-only", []), "tessera-v": ("all", []),
+                 "tessera-munin": ("cache-only", ["--munin"])}
 NAUTILUS_APPS = ("lu", "water", "sor")
+MUNIN_APPS = ("mm", "sor")
 
 README_BEGIN = "<!-- results:begin -->"
 README_END = "<!-- results:end -->"
@@ -235,7 +240,7 @@ def command(cfg: argparse.Namespace, app: App, impl: str, nodes: int) -> list[st
     if impl == "seq":
         return [exe, *app.args]
     if impl in TESSERA_IMPLS:
-        return [str(cfg.tsrun), "-n", str(nodes), exe, *app.args]
+        return [str(cfg.tsrun), "-n", str(nodes), exe, *TESSERA_IMPLS[impl][1], *app.args]
     mpi = [cfg.mpirun, "--allow-run-as-root", "--oversubscribe", "-np", str(nodes)]
     if impl == "mpi-tcp":
         # Only the TCP byte transfer layer (plus self); pinned to loopback so
@@ -316,7 +321,7 @@ def execute(cfg: argparse.Namespace, app: App, impl: str, nodes: int, rep: int) 
         env.pop("TSR_STATS", None)  # no stats table on stderr: the JSON has it all
         if impl in TESSERA_IMPLS:
             env["TSR_STATS_JSON"] = str(stats_path)
-            env["TSR_WRITE_DETECT"] = TESSERA_IMPLS[impl]
+            env["TSR_WRITE_DETECT"] = TESSERA_IMPLS[impl][0]
         start = time.monotonic()
         rc, out, err = run_process(command(cfg, app, impl, nodes), env, cfg.timeout)
         run.wall = time.monotonic() - start
@@ -396,9 +401,10 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
                 if note not in skipped:
                     skipped.append(note)
                 continue
-            if impl == "tessera-v" and app.name not in NAUTILUS_APPS:
+            if (impl == "tessera-v" and app.name not in NAUTILUS_APPS
+                    or impl == "tessera-munin" and app.name not in MUNIN_APPS):
                 continue
-            nodes = ([1] if impl == "seq" else cfg.nodes if impl == "tessera"
+            nodes = ([1] if impl == "seq" else cfg.nodes if impl in ("tessera", "tessera-munin")
                      else [max(cfg.nodes)] if impl == "tessera-v" else cfg.mpi_nodes)
             todo += [(app, impl, n) for n in nodes]
     for note in skipped:
@@ -699,18 +705,23 @@ class Report:
                 mp_tcp = mp_shm = self.seq.get(app)
             else:
                 mp_tcp, mp_shm = self.secs(app, "mpi-tcp", n), self.secs(app, "mpi-shm", n)
-            t = self.secs(app, "tessera", n)
+            t, tm = self.secs(app, "tessera", n), self.secs(app, "tessera-munin", n)
             rows.append([self.star(n, str(n)), self.star(n, fmt_s(mp_tcp)),
                          self.star(n, fmt_s(mp_shm)), self.star(n, fmt_s(t)),
-                         self.star(n, pct_diff(t, mp_tcp)), self.star(n, pct_diff(t, mp_shm))])
+                         self.star(n, fmt_s(tm)), self.star(n, pct_diff(tm, mp_tcp)),
+                         self.star(n, pct_diff(tm, mp_shm)), self.star(n, pct_diff(t, mp_shm))])
         size = self.cells.get((app, "seq", 1))
         cap = (f"**Munin Table {number} shape: performance of {title} "
                f"({app}{', ' + size.size if size and size.size else ''}), seconds.** "
-               "Munin compared against hand-coded message passing over Ethernet; MPI-tcp "
-               "is the closest analogue here. % diff = (Tessera − MP) / MP. "
-               "At 1 processor MP is the sequential program.")
+               "Munin compared its annotated DSM against hand-coded message passing over "
+               "Ethernet; here Tessera-Munin is the app under the paper's annotations "
+               "(--munin), Tessera the same app under the default home-based protocol, and "
+               "MPI-tcp the closest analogue of the paper's message passing. "
+               "% diff = (DSM − MP) / MP. At 1 processor MP is the sequential program.")
         return cap + "\n\n" + table(["# of procs", "MP total (MPI-tcp)", "MP total (MPI-shm)",
-                                     "Tessera total", "% diff vs tcp", "% diff vs shm"], rows)
+                                     "Tessera total", "Tessera-Munin total",
+                                     "Munin % diff vs tcp", "Munin % diff vs shm",
+                                     "Tessera % diff vs shm"], rows)
 
     def nautilus(self) -> str:
         """Nautilus' Table 1: t(1) sequential, t(N) DSM, speedup, SIGSEGVs
@@ -823,8 +834,8 @@ def plot_speedup(plt, path: Path, cells: dict[Key, Cell], apps: list[str], cores
     rows = (len(apps) + cols - 1) // cols
     height = 3.0 * rows + HEADER_IN
     fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, height), squeeze=False)
-    styles = {"tessera": ("o-", "Tessera"), "mpi-shm": ("s--", "MPI-shm"),
-              "mpi-tcp": ("^:", "MPI-tcp")}
+    styles = {"tessera": ("o-", "Tessera"), "tessera-munin": ("d-", "Tessera-Munin"),
+              "mpi-shm": ("s--", "MPI-shm"), "mpi-tcp": ("^:", "MPI-tcp")}
     for ax, app in zip(axes.flat, apps):
         all_n = sorted({n for (a, _, n) in cells if a == app} | {1})
         for impl, (style, label) in styles.items():

@@ -24,7 +24,7 @@ static double **lu_alloc_shared(const lu_params *p, int nodes)
                 owned += lu_mine(&g, I, J);
         if (owned == 0) /* more nodes than blocks in a grid row or column */
             continue;
-        double *next = app_alloc_home(owned * block * sizeof *next, k);
+        double *next = app_alloc_home(owned * block * sizeof *next, k, TSR_CONVENTIONAL);
         for (long I = 0; I < p->nb; I++)
             for (long J = 0; J < p->nb; J++)
                 if (lu_mine(&g, I, J)) {

@@ -10,7 +10,8 @@
 #include "tsr_app.h"
 
 /* One colour matrix in shared memory: node k's rows (sor_owned_rows) are an
- * allocation of their own homed on node k. Every node makes the same calls
+ * allocation of their own homed on node k (with --munin, producer_consumer:
+ * a node's boundary rows go straight to its neighbours at each barrier). Every node makes the same calls
  * in the same order, so the row table is the same everywhere. */
 static double **sor_alloc_shared(const sor_params *p, int nodes)
 {
@@ -18,14 +19,26 @@ static double **sor_alloc_shared(const sor_params *p, int nodes)
     for (int k = 0; k < nodes; k++) {
         long first, end;
         sor_owned_rows(p, nodes, k, &first, &end);
-        app_alloc_rows(row, first, end, p->width, k);
+        app_alloc_rows(row, first, end, p->width, k, TSR_PRODUCER_CONSUMER);
     }
     return row;
+}
+
+/* Collective: tells Munin that each band's producer_consumer pattern ends. */
+static void sor_phase_change(double **red, double **black, const sor_params *p, int nodes)
+{
+    for (int k = 0; k < nodes; k++) {
+        long first, end;
+        sor_owned_rows(p, nodes, k, &first, &end);
+        tsr_hint_phase_change(red[first]);
+        tsr_hint_phase_change(black[first]);
+    }
 }
 
 int main(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
+    const char *impl = app_impl(&argc, &argv);
     sor_params p;
     sor_parse(argc, argv, &p);
     int me = tsr_node(), nodes = tsr_nodes();
@@ -49,10 +62,12 @@ int main(int argc, char **argv)
         tsr_barrier();
     }
     double seconds = tsr_wtime() - start;
+    if (app_munin) /* node 0 is about to read every row: a new sharing pattern */
+        sor_phase_change(red, black, &p, nodes);
 
     int status = 0;
     if (me == 0)
-        status = app_report("sor", "tessera", nodes, p.size, seconds,
+        status = app_report("sor", impl, nodes, p.size, seconds,
                             sor_verify_parallel(red, black, &p));
     tsr_finalize();
     return status;

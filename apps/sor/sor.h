@@ -67,11 +67,18 @@ static inline void sor_owned_rows(const sor_params *p, int nodes, int node, long
 }
 
 /* Initial value of grid point (i, j): the top edge is held at 1, the other
- * edges and the interior start at 0, so heat spreads down from the top. */
-static inline double sor_initial(long i, long j)
+ * edges at 0, and the interior starts at fixed pseudo-random values in
+ * [0, 1). The random interior matters: with a zero interior the heat moves
+ * down one row per iteration, so rows far from the top, and with them every
+ * boundary row that nodes exchange, would stay zero for the whole run and a
+ * lost update would go unnoticed. */
+static inline double sor_initial(const sor_params *p, long i, long j)
 {
-    (void)j;
-    return i == 0 ? 1.0 : 0.0;
+    if (i == 0)
+        return 1.0;
+    if (i > p->rows || j == 0 || j > p->cols)
+        return 0.0;
+    return app_unit((uint64_t)i << 32 | (uint64_t)j);
 }
 
 /* Sets rows [first, end) of both matrices to their initial values. */
@@ -81,8 +88,8 @@ static inline void sor_init_rows(double *const *red, double *const *black,
     for (long i = first; i < end; i++)
         for (long k = 0; k < p->width; k++) {
             /* Red points of row i sit at even i+j, black at odd i+j. */
-            red[i][k] = sor_initial(i, 2 * k + (i & 1));
-            black[i][k] = sor_initial(i, 2 * k + ((i + 1) & 1));
+            red[i][k] = sor_initial(p, i, 2 * k + (i & 1));
+            black[i][k] = sor_initial(p, i, 2 * k + ((i + 1) & 1));
         }
 }
 

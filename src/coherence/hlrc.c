@@ -18,6 +18,13 @@
  * the page; a notice (page, version) invalidates cached copies older than
  * it. A fresh allocation is zero everywhere, so every node starts with a
  * valid version-0 copy and never fetches a page nobody wrote.
+ *
+ * A home announces a new version only if another node may hold a copy of
+ * the current one (it fetched it, or wrote a diff into it: `copied`). Any
+ * older copy is already covered: the notice for the current version stays
+ * in the home's notice set, and travels with its releases, until the next
+ * barrier applies it everywhere. So a page only its home uses costs no
+ * notices at all, however often it is written.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +57,7 @@ static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
         int home = is_home(first + i);
         while (j < n && is_home(first + j) == home) {
             region.meta[first + j].state = home ? HOME_READ : READ;
+            atomic_store(&region.meta[first + j].copied, 1); /* everyone has version 0 */
             j++;
         }
         page_protect(first + i, j - i, PROT_READ);
@@ -60,24 +68,38 @@ static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 /* ---- Page fetch ---------------------------------------------------------- */
 
 /* Readahead, as the kernel does for files: a fault on the page right after
- * the last run fetched doubles the run (up to TSR_FETCH_AHEAD pages), any
- * other fault starts again at one page. A stream through remote memory (a
- * transpose, a boundary row) then costs a few round trips instead of one per
- * page, and an isolated fault fetches nothing it did not ask for. */
-static uint32_t ahead_next = UINT32_MAX, ahead_window = 1;
+ * a run just fetched doubles that run (up to TSR_FETCH_AHEAD pages); any
+ * other fault starts a new stream at one page. A few streams are followed at
+ * once, so that a loop reading two arrays side by side (SOR's red and black
+ * rows) streams through both. A transpose or a boundary row then costs a
+ * few round trips instead of one per page, and an isolated fault fetches
+ * nothing it did not ask for. Only the faulting thread touches this. */
+#define STREAMS 4
+static struct {
+    uint32_t next, window;
+} streams[STREAMS];
+static unsigned stream_victim;
 
 /* Pages [p, p + n) that one request may bring: invalid, same home. */
 static uint32_t fetch_run(uint32_t p)
 {
-    ahead_window = p == ahead_next ? ahead_window * 2 : 1;
-    if (ahead_window > cfg.fetch_ahead)
-        ahead_window = cfg.fetch_ahead;
+    unsigned s = 0;
+    while (s < STREAMS && streams[s].next != p)
+        s++;
+    if (s < STREAMS) {
+        streams[s].window *= 2;
+    } else {
+        s = stream_victim++ % STREAMS;
+        streams[s].window = 1;
+    }
+    if (streams[s].window > cfg.fetch_ahead)
+        streams[s].window = cfg.fetch_ahead;
     const page_meta *m = &region.meta[p];
     uint32_t n = 1;
-    while (n < ahead_window && p + n < region.npages && m[n].proto == m->proto &&
+    while (n < streams[s].window && p + n < region.npages && m[n].proto == m->proto &&
            m[n].home == m->home && m[n].state == INVALID)
         n++;
-    ahead_next = p + n;
+    streams[s].next = p + n;
     return n;
 }
 
@@ -100,6 +122,15 @@ static void page_fetch(uint32_t p)
     STAT_TIME(fault_wait_s, now_s() - t0);
 }
 
+/* A copy is being taken. Marked before the versions are read and again
+ * after the bytes are copied: whichever way this interleaves with the home's
+ * flush, that flush or the next one announces a version newer than the copy. */
+static void mark_copied(uint32_t p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        atomic_store(&region.meta[p + i].copied, 1);
+}
+
 /* The reply: n u32 versions (padded to 8 bytes), then the n pages. */
 #define REP_PAGES_AT(n) (((size_t)(n) * 4 + 7) & ~(size_t)7)
 
@@ -108,6 +139,7 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
     uint32_t p = (uint32_t)h->arg[0], n = (uint32_t)h->arg[2];
     if (n == 0 || n > region.npages - p)
         log_die_status(1, "protocol error: node %d asked for %u pages at %u", src, n, p);
+    mark_copied(p, n);
     size_t at = REP_PAGES_AT(n), len = at + (size_t)n * PAGE_SIZE;
     char *rep = malloc(len);
     if (!rep)
@@ -119,6 +151,7 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
         memcpy(rep + 4 * i, &v, 4);
     }
     memcpy(rep + at, page_rt(p), (size_t)n * PAGE_SIZE);
+    mark_copied(p, n);
     am_send(src, MSG_PAGE_REP, p, h->arg[1], n, rep, len);
     free(rep);
 }
@@ -175,12 +208,14 @@ typedef struct flush_ctx {
     _Atomic uint32_t nacks;
 } flush_ctx;
 
-/* A home page written in this interval: a new version, announced. Sticky
- * pages stay writable unless another node has written them meanwhile. */
+/* A home page written in this interval: a new version, announced if some
+ * other node may hold the current one. Sticky pages stay writable unless
+ * another node has written them meanwhile. */
 static int flush_home_page(uint32_t p)
 {
     page_meta *m = &region.meta[p];
-    coh_note(p, atomic_fetch_add(&m->version, 1) + 1);
+    if (atomic_exchange(&m->copied, 0))
+        coh_note(p, atomic_fetch_add(&m->version, 1) + 1);
     if (cfg.cache_only && !atomic_exchange(&m->remote, 0)) {
         m->state = HOME_STICKY;
         return 1;
@@ -261,6 +296,7 @@ static void on_diff(int src, const tsr_msg_hdr *h, void *payload)
             diff_apply((uint8_t *)page_rt(p), diff, len))
             log_die_status(1, "protocol error: bad diff for page %u from node %d", p, src);
         atomic_store(&region.meta[p].remote, 1);
+        atomic_store(&region.meta[p].copied, 1); /* the writer keeps its copy valid */
         acks[2 * i] = p;
         acks[2 * i + 1] = atomic_fetch_add(&region.meta[p].version, 1) + 1;
         STAT_ADD(diffs_applied, 1);

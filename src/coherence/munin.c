@@ -85,7 +85,7 @@ typedef struct mu_page {
     uint8_t params, annot, mech;
     int16_t owner;            /* manager, ownership protocols: holder of the master copy */
     uint16_t lock;            /* F_BOUND: the lock */
-    uint8_t epochs;           /* manager, stable pages: epochs with updates so far */
+    uint8_t quiet_epochs;     /* manager, stable pages: update epochs that reached nobody */
     atomic_flag busy;         /* twin and diff against an incoming update */
 } mu_page;
 
@@ -782,16 +782,24 @@ void munin_flush_object(uint32_t first, uint32_t n) { flush_range(first, first +
 
 /* ---- Barrier: freezing producer_consumer copysets ------------------------------ */
 
-/* A stable page updated during the epoch that just ended: at the second
- * such epoch its copyset is fixed: the manager tells the writers that went
- * through it, and a page only the manager holds becomes private (writable,
- * no more faults). */
-#define LEARNING_EPOCHS 2
+/* Producer_consumer learns each page's sharing pattern from its updates:
+ * the first epoch whose update reaches another node shows who its consumers
+ * are, and its copyset is fixed then. An update that reaches nobody teaches
+ * nothing (an owner initialising its data, or red-black SOR's first sweep
+ * over the red matrix, which nobody has read yet); a page updated in
+ * QUIET_EPOCHS epochs that reached nobody is taken to be private. */
+#define QUIET_EPOCHS 3
+
+static int reached_others(uint32_t p)
+{
+    return ((atomic_load(&mu[p].cs) | atomic_load(&mu[p].writers)) & ~bit(cfg.node)) != 0;
+}
+
+/* Fixes a page's copyset: the manager tells the writers that went through
+ * it, and a page only the manager holds becomes private (writable, no more
+ * faults). */
 static void freeze(uint32_t p, outbox *tell)
 {
-    clear_flag(p, F_UPDATED);
-    if (++mu[p].epochs < LEARNING_EPOCHS)
-        return;
     set_flag(p, F_FROZEN);
     uint64_t cs = atomic_load(&mu[p].cs), writers = atomic_load(&mu[p].writers);
     for (int j = 0; j < cfg.nodes; j++)
@@ -803,7 +811,9 @@ static void freeze(uint32_t p, outbox *tell)
 
 static void barrier_done(void)
 {
-    outbox *tell = NULL;
+    outbox *tell = calloc((size_t)cfg.nodes, sizeof *tell);
+    if (!tell)
+        log_die("out of memory (Munin barrier)");
     for (uint32_t o = 0; o < nobjects; o++) {
         uint32_t first = objects[o].first;
         if (mu[first].mech != MECH_UPDATE || !stable(first))
@@ -811,12 +821,12 @@ static void barrier_done(void)
         for (uint32_t p = first; p < first + objects[o].n; p++) {
             if (!is_home(p) || !has_flag(p, F_UPDATED) || has_flag(p, F_FROZEN))
                 continue;
-            if (!tell && !(tell = calloc((size_t)cfg.nodes, sizeof *tell)))
-                log_die("out of memory (Munin barrier)");
-            freeze(p, tell);
+            clear_flag(p, F_UPDATED);
+            if (reached_others(p) || ++mu[p].quiet_epochs >= QUIET_EPOCHS)
+                freeze(p, tell);
         }
     }
-    for (int j = 0; tell && j < cfg.nodes; j++) {
+    for (int j = 0; j < cfg.nodes; j++) {
         if (tell[j].count)
             am_send(j, MSG_MU_FROZEN, tell[j].count, 0, 0, tell[j].buf, tell[j].len);
         outbox_free(&tell[j]);
@@ -1027,7 +1037,7 @@ static void setup(uint32_t first, uint32_t n, int annot, unsigned params)
         atomic_store(&m->cs, bit(home(p)));
         atomic_store(&m->writers, 0);
         atomic_fetch_and(&m->flags, (uint8_t)F_SINGLE);
-        m->epochs = 0;
+        m->quiet_epochs = 0;
         m->params = (uint8_t)params;
         m->annot = (uint8_t)annot;
         m->mech = (uint8_t)mech;

@@ -27,6 +27,8 @@ typedef struct page_meta {
     uint8_t state;          /* protocol-defined; owned by the application thread */
     uint8_t proto;          /* 0: not allocated; else index into coherence's table */
     _Atomic uint8_t remote; /* set by the comm thread: another node wrote it */
+    _Atomic uint8_t copied; /* set by the comm thread: another node may hold a
+                             * copy of the current version */
 } page_meta;
 
 typedef struct tsr_region {

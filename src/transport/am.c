@@ -63,11 +63,11 @@ void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const vo
 {
     am_msg m;
     fill(&m, type, a0, a1, a2, payload, len);
-    count_sent(&m);
     if (dest == cfg.node) {
-        backend->post_self(copy_msg(&m));
+        backend->post_self(copy_msg(&m)); /* not counted: it does not leave the process */
         return;
     }
+    count_sent(&m);
     /* Try to write it at once; the backend copies it (via am_msg.heap = -1)
      * only if the socket cannot take all of it now. */
     m.heap = -1;
@@ -96,8 +96,10 @@ am_msg *am_detach(am_msg *m) { return copy_msg(m); }
 
 void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
 {
-    STAT_ADD(messages_received, 1);
-    STAT_ADD(bytes_received, sizeof *h + h->len);
+    if (src != cfg.node) {
+        STAT_ADD(messages_received, 1);
+        STAT_ADD(bytes_received, sizeof *h + h->len);
+    }
     if (h->type >= MSG_COUNT || !handlers[h->type])
         log_die_status(1, "protocol error: message type %u from node %d has no handler", h->type,
                        src);

@@ -50,11 +50,11 @@ int main(int argc, char **argv)
     double per_iter = (double)(s1.updates_sent - s0.updates_sent) / (ITERS - 2);
     CHECK(per_iter == (double)neighbours, "%.2f update messages per iteration, expected %ld",
           per_iter, neighbours);
-    /* Two barriers: an arrival each, and node 0 answers every node (the
-     * transport counts node 0's messages to itself too). */
+    /* Two barriers: an arrival each from the other nodes, and node 0's
+     * answer to each of them (messages to itself do not count). */
     double others = (double)(s1.messages_sent - s0.messages_sent - (s1.updates_sent - s0.updates_sent)) /
                     (ITERS - 2);
-    double barrier_msgs = 2.0 * (me == 0 ? n + 1 : 1);
+    double barrier_msgs = 2.0 * (me == 0 ? n - 1 : 1);
     CHECK(others == barrier_msgs, "%.2f other messages per iteration, expected %.0f (barriers)",
           others, barrier_msgs);
 
