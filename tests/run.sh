@@ -30,7 +30,7 @@ for t in $B/tests/unit/*; do
 done
 
 # ---- Multi-process tests ----------------------------------------------------
-MP="lock_counter false_sharing producer_consumer barrier_visibility sparse_big am_framing page_states"
+MP="lock_counter false_sharing producer_consumer barrier_visibility transitive sparse_big am_framing page_states"
 for t in $MP; do
     for n in $NODES; do run "mp/$t -n $n" $TSRUN -n "$n" $B/tests/mp/$t; done
 done
@@ -42,7 +42,7 @@ for t in $MUNIN; do
 done
 for n in $NODES; do run "mp/munin_err_pattern phase -n $n" $TSRUN -n "$n" $B/tests/mp/munin_err_pattern phase; done
 # The same protocol under the other progress policies and write detection.
-for t in lock_counter false_sharing producer_consumer barrier_visibility page_states; do
+for t in lock_counter false_sharing producer_consumer barrier_visibility transitive page_states; do
     run "mp/$t -n 3 TSR_PROGRESS=block" env TSR_PROGRESS=block $TSRUN -n 3 $B/tests/mp/$t
     run "mp/$t -n 2 TSR_PROGRESS=spin" env TSR_PROGRESS=spin $TSRUN -n 2 $B/tests/mp/$t
     run "mp/$t -n 4 TSR_WRITE_DETECT=all" env TSR_WRITE_DETECT=all $TSRUN -n 4 $B/tests/mp/$t
