@@ -30,7 +30,7 @@ for t in $B/tests/unit/*; do
 done
 
 # ---- Multi-process tests ----------------------------------------------------
-MP="lock_counter false_sharing producer_consumer barrier_visibility transitive sparse_big am_framing page_states"
+MP="lock_counter false_sharing producer_consumer barrier_visibility transitive free_reuse sparse_big am_framing page_states"
 for t in $MP; do
     for n in $NODES; do run "mp/$t -n $n" $TSRUN -n "$n" $B/tests/mp/$t; done
 done
@@ -87,6 +87,7 @@ expect_fail "failure/exit without tsr_finalize" "node 2 exited without calling t
 expect_fail "failure/others name the departed node" "node 1: stopping: node 2 " $TSRUN -n 3 $B/tests/mp/early_exit
 expect_fail "failure/access outside shared memory crashes (4 nodes)" "node 3 was killed by signal 11" $TSRUN -n 4 $B/tests/mp/wild_access
 expect_fail "failure/access outside shared memory crashes (alone)" "writing to" $B/tests/mp/wild_access
+expect_fail "failure/--timeout stops every node" "node 2: stopping: the job exceeded --timeout" $TSRUN -n 3 -t 2 $B/tests/mp/sleeper 30
 expect_fail "failure/program that never joins" "exited without calling tsr_finalize" $TSRUN -n 2 /bin/true
 
 for n in 1 2 4; do

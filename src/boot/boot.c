@@ -240,7 +240,7 @@ int boot_launcher_news(char *why, size_t len)
         note.magic == BOOT_MAGIC && note.type == BOOT_ABORT) {
         note.reason[sizeof note.reason - 1] = 0;
         snprintf(why, len, "%s", note.reason);
-        return (int)note.node;
+        return note.node == BOOT_NO_NODE ? -1 : (int)note.node;
     }
     snprintf(why, len, "lost contact with tsrun");
     return -1;

@@ -25,7 +25,8 @@ void boot_start(void);
 int boot_stranger_accept(void);
 void boot_stranger_refuse(int fd);
 /* Reads what tsrun says once the job runs: BOOT_ABORT names a failed node
- * (returned, with tsrun's reason in why); -1 means tsrun itself is gone. */
+ * (returned, with tsrun's reason in why) or none (-1: a time-out); -1 with
+ * why "lost contact with tsrun" means tsrun itself is gone. */
 int boot_launcher_news(char *why, size_t len);
 /* Tells tsrun this node finished tsr_finalize. */
 void boot_fin(void);

@@ -43,9 +43,12 @@ typedef struct boot_table {
     uint32_t pad;
 } boot_table;
 
+/* BOOT_ABORT about the whole job (a time-out), not about one node. */
+#define BOOT_NO_NODE UINT32_MAX
+
 typedef struct boot_note {
     uint32_t magic, type;
-    uint32_t node;        /* BOOT_ABORT: the failed node; MESH_ACK: the acceptor */
+    uint32_t node;        /* BOOT_ABORT: the failed node or BOOT_NO_NODE; MESH_ACK: the acceptor */
     char reason[116];     /* BOOT_ABORT: why, NUL-terminated */
 } boot_note;
 

@@ -171,32 +171,46 @@ static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 
 /* ---- Faults (SIGSEGV handler context) ------------------------------------ */
 
+/* The state is the truth and the protection follows it: a fault on a page
+ * whose state already allows the access (a protection left behind, another
+ * thread's fault just served) only puts the protection right, so a fault
+ * can never repeat forever. is_write < 0 (the hardware does not say) counts
+ * as a write on a readable page, the only access that can fault there, and
+ * as a read on an invalid one (a write then faults once more). */
 static void fault(uint32_t p, int is_write)
 {
     page_meta *m = &region.meta[p];
-    if (m->state == HOME_READ) {
+    switch (m->state) {
+    case HOME_READ:
         m->state = HOME_WRITE;
         dirty[ndirty++] = p;
         page_protect(p, 1, PROT_READ | PROT_WRITE);
         STAT_ADD(write_faults, 1);
         return;
-    }
-    if (m->state == INVALID) {
+    case INVALID:
         page_fetch(p);
         m->state = READ;
-        if (!is_write) {
+        if (is_write != 1) { /* a read, or unknown: a write will fault again */
             page_protect(p, 1, PROT_READ);
             STAT_ADD(read_faults, 1);
             return;
         }
-    }
-    if (m->state == READ) {
+        __attribute__((fallthrough)); /* the write that faulted needs a twin */
+    case READ:
+        if (is_write == 0) {
+            page_protect(p, 1, PROT_READ);
+            return;
+        }
         memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
         m->state = WRITE;
         dirty[ndirty++] = p;
         page_protect(p, 1, PROT_READ | PROT_WRITE);
         STAT_ADD(twins, 1);
         STAT_ADD(write_faults, 1);
+        return;
+    default: /* WRITE, HOME_WRITE, HOME_STICKY: writable already */
+        page_protect(p, 1, PROT_READ | PROT_WRITE);
+        return;
     }
 }
 
@@ -313,6 +327,18 @@ static void on_diff_ack(int src, const tsr_msg_hdr *h, void *payload)
     waiter_done(&ctx->w);
 }
 
+/* tsr_free: the freed pages leave the dirty list (sticky home pages stay on
+ * it from interval to interval), so that a later allocation at the same
+ * address does not inherit their state. */
+static void unmap(uint32_t first, uint32_t n)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < ndirty; i++)
+        if (dirty[i] - first >= n)
+            dirty[kept++] = dirty[i];
+    ndirty = kept;
+}
+
 /* ---- Acquire: invalidation ------------------------------------------------ */
 
 static void invalidate(uint32_t p, uint32_t version)
@@ -338,6 +364,7 @@ const tsr_protocol hlrc_protocol = {
     .name = "hlrc",
     .init = init,
     .map = map,
+    .unmap = unmap,
     .fault = fault,
     .flush = flush,
     .invalidate = invalidate,

@@ -250,7 +250,7 @@ static void job_failed(int who, const char *why)
         fprintf(stderr, "tsrun: node %d %s; stopping the job\n", who, why);
     else
         fprintf(stderr, "tsrun: %s; stopping the job\n", why);
-    boot_note note = {BOOT_MAGIC, BOOT_ABORT, (uint32_t)(who < 0 ? 0 : who), {0}};
+    boot_note note = {BOOT_MAGIC, BOOT_ABORT, who < 0 ? BOOT_NO_NODE : (uint32_t)who, {0}};
     snprintf(note.reason, sizeof note.reason, "%s", why);
     for (int i = 0; i < opt.n; i++)
         if (i != who && nodes[i].conn >= 0 && nodes[i].registered && !nodes[i].exited)

@@ -188,7 +188,8 @@ static void drain_self(void)
     }
 }
 
-/* Stops this node because `failed` failed (-1: tsrun is gone). Every other
+/* Stops this node because `failed` failed (-1: no one node, the job is
+ * stopped as a whole, `why` says why). Every other
  * node is told which node failed first, so that it names that node rather
  * than this one, whose connection it will see close next: every stopping
  * node relays the cause, whichever way it learned it. Best effort: the
@@ -211,9 +212,11 @@ static void peer_lost(int i)
 
 static void on_abort(int src, const tsr_msg_hdr *h, void *payload)
 {
+    int failed = (int)(int64_t)h->arg[0];
     char why[64];
-    snprintf(why, sizeof why, "failed (reported by node %d)", src);
-    stop_because((int)(int64_t)h->arg[0], why);
+    snprintf(why, sizeof why, failed < 0 ? "the job is being stopped (reported by node %d)"
+                                         : "failed (reported by node %d)", src);
+    stop_because(failed, why);
 }
 
 static void launcher_news(void)
