@@ -10,7 +10,8 @@
  *
  *   raw TCP round trip, 64 B and 4 KiB, blocking and busy-polling sockets
  *   Tessera active-message round trip (comm thread to comm thread)
- *   remote page fetch (fault + request + 4 KiB reply + mprotect)
+ *   remote page fetch (fault + request + 4 KiB reply + mprotect), one page
+ *   at a time and sequentially (readahead batches the fetches)
  *   remote lock acquire, contended lock hand-off; barrier at 2 and 4 nodes
  *   diff encode / decode of one 4 KiB page (one word, all, every other)
  */
@@ -122,8 +123,10 @@ static void bench_am_echo(void)
 }
 
 /* Node 1 homes and rewrites the pages, so node 0's copies go stale at every
- * barrier; node 0 then times one read per page, each a fault and a fetch. */
-static void bench_page_fetch(void)
+ * barrier; node 0 then times one read per page, each a fault and a fetch.
+ * Read with a stride of 2, every fault is a single-page fetch (readahead
+ * only follows runs); read in order, readahead batches them. */
+static void bench_page_fetch(int stride, const char *name)
 {
     enum { PAGES = 256, ROUNDS = 8 };
     tsr_attr attr = TSR_ATTR_DEFAULT;
@@ -138,13 +141,14 @@ static void bench_page_fetch(void)
         tsr_barrier();
         if (tsr_node() == 0) {
             double t0 = now_s();
-            for (int p = 0; p < PAGES; p++)
+            for (int p = 0; p < PAGES; p += stride)
                 (void)a[p * 4096];
             total += now_s() - t0;
         }
         tsr_barrier();
     }
-    report("page_fetch", total, PAGES * ROUNDS);
+    report(name, total, PAGES / stride * ROUNDS);
+    tsr_free((void *)a);
 }
 
 /* Uncontended: node 1 alone takes and returns a lock that node 0 manages
@@ -222,7 +226,8 @@ static int node_run(int argc, char **argv)
     if (tsr_nodes() == 2) {
         bench_raw_tcp();
         bench_am_echo();
-        bench_page_fetch();
+        bench_page_fetch(2, "page_fetch");
+        bench_page_fetch(1, "page_fetch_seq");
         bench_lock();
         if (tsr_node() == 0) {
             bench_diff("one_word", 1, 1);
@@ -271,17 +276,23 @@ static double get(const run *r, const char *name)
     return -1;
 }
 
+/* base "tcp:SIZE" means the raw TCP figure waited for the same way as the
+ * column's policy: blocking for `block`, busy-polling for the others. */
 static void row(const char *label, const char *name, const char *base, run *runs, int nruns)
 {
-    printf("| %-34s |", label);
+    printf("| %-40s |", label);
     for (int i = 0; i < nruns; i++) {
-        double v = get(&runs[i], name), b = base ? get(&runs[i], base) : -1;
+        char tcp[40];
+        if (base && !strncmp(base, "tcp:", 4))
+            snprintf(tcp, sizeof tcp, "tcp_%s_%s", strcmp(runs[i].label, "block") ? "busy" : "block",
+                     base + 4);
+        double v = get(&runs[i], name), b = base ? get(&runs[i], base[3] == ':' ? tcp : base) : -1;
         if (v < 0)
-            printf(" %21s |", "-");
+            printf(" %19s |", "-");
         else if (b > 0)
-            printf(" %9.2f (%5.1fx) |", v, v / b);
+            printf(" %8.2f (%5.1fx) |", v, v / b);
         else
-            printf(" %9.2f %11s |", v, "");
+            printf(" %8.2f %10s |", v, "");
     }
     printf("\n");
 }
@@ -310,21 +321,22 @@ int main(int argc, char **argv)
     printf("Tessera micro-benchmarks, microseconds per operation (ratio to the figure it rests on)\n");
     printf("%ld cores; 2-node runs except barrier_4; columns: TSR_PROGRESS policy\n\n",
            sysconf(_SC_NPROCESSORS_ONLN));
-    printf("| %-34s |", "operation");
+    printf("| %-40s |", "operation");
     for (int i = 0; i < 3; i++)
-        printf(" %21s |", runs[i].label);
-    printf("\n|%s|", "------------------------------------");
+        printf(" %19s |", runs[i].label);
+    printf("\n|------------------------------------------|");
     for (int i = 0; i < 3; i++)
-        printf("%s|", "-----------------------");
+        printf("---------------------|");
     printf("\n");
     row("raw TCP round trip 64 B, blocking", "tcp_block_64", NULL, runs, 3);
     row("raw TCP round trip 64 B, busy-poll", "tcp_busy_64", NULL, runs, 3);
     row("raw TCP round trip 4 KiB, blocking", "tcp_block_4096", NULL, runs, 3);
     row("raw TCP round trip 4 KiB, busy-poll", "tcp_busy_4096", NULL, runs, 3);
-    row("AM round trip 64 B (vs TCP block)", "am_echo_64", "tcp_block_64", runs, 3);
-    row("AM round trip 4 KiB (vs TCP block)", "am_echo_4096", "tcp_block_4096", runs, 3);
-    row("remote page fetch (vs AM 4 KiB)", "page_fetch", "am_echo_4096", runs, 3);
-    row("remote lock acquire+release (vs AM)", "lock_remote", "am_echo_64", runs, 3);
+    row("AM round trip 64 B (vs raw TCP)", "am_echo_64", "tcp:64", runs, 3);
+    row("AM round trip 4 KiB (vs raw TCP)", "am_echo_4096", "tcp:4096", runs, 3);
+    row("page fetch, one page (vs AM 4 KiB)", "page_fetch", "am_echo_4096", runs, 3);
+    row("page fetch, sequential, per page", "page_fetch_seq", "am_echo_4096", runs, 3);
+    row("remote lock acquire+release (vs AM 64 B)", "lock_remote", "am_echo_64", runs, 3);
     row("contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64", runs, 3);
     row("barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64", runs, 3);
     row("barrier, 4 nodes (vs AM 64 B)", "barrier_4", "am_echo_64", runs, 3);
