@@ -12,6 +12,20 @@
 
 static double input(int which, long i, long j) { return (double)((i * 7 + j * 3 + which) % 11) - 5; }
 
+/* Elements of c that differ from the sequential product plus `offset`. */
+static long product_errors(double (*c)[N], double offset)
+{
+    long wrong = 0;
+    for (long i = 0; i < N; i++)
+        for (long j = 0; j < N; j++) {
+            double sum = offset;
+            for (long k = 0; k < N; k++)
+                sum += input(0, i, k) * input(1, k, j);
+            wrong += sum != c[i][j];
+        }
+    return wrong;
+}
+
 int main(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
@@ -46,14 +60,7 @@ int main(int argc, char **argv)
           expect);
 
     if (me == 0) {
-        long wrong = 0;
-        for (long i = 0; i < N; i++)
-            for (long j = 0; j < N; j++) {
-                double sum = 0;
-                for (long k = 0; k < N; k++)
-                    sum += input(0, i, k) * input(1, k, j);
-                wrong += sum != c[i][j];
-            }
+        long wrong = product_errors(c, 0);
         CHECK(wrong == 0, "%ld elements of C differ from the sequential product", wrong);
     }
     /* A second round on the same result object: copies were dropped at the
@@ -63,14 +70,7 @@ int main(int argc, char **argv)
         for (long j = 0; j < N; j++)
             c[i][j] += 1;
     tsr_barrier();
-    long wrong = 0;
-    for (long i = 0; i < N; i++)
-        for (long j = 0; j < N; j++) {
-            double sum = 1;
-            for (long k = 0; k < N; k++)
-                sum += input(0, i, k) * input(1, k, j);
-            wrong += sum != c[i][j];
-        }
+    long wrong = product_errors(c, 1);
     CHECK(wrong == 0, "%ld elements of C wrong after the second round", wrong);
     return munin_finish("result");
 }
