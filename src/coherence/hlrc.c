@@ -67,40 +67,67 @@ static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 
 /* ---- Page fetch ---------------------------------------------------------- */
 
-/* Readahead, as the kernel does for files: a fault on the page right after
- * a run just fetched doubles that run (up to TSR_FETCH_AHEAD pages); any
- * other fault starts a new stream at one page. A few streams are followed at
- * once, so that a loop reading two arrays side by side (SOR's red and black
- * rows) streams through both. A transpose or a boundary row then costs a
- * few round trips instead of one per page, and an isolated fault fetches
- * nothing it did not ask for. Only the faulting thread touches this. */
+/* Readahead, as the kernel does for files, with strides: a fault on the
+ * page a stream predicted doubles that stream's run (up to TSR_FETCH_AHEAD
+ * pages); two lone faults a few pages apart start a strided stream (a loop
+ * down a column of a row-major array, as in a transpose); any other fault
+ * starts a new stream at one page. A few streams are followed at once, so
+ * that a loop over two arrays (SOR's red and black rows) streams both. A
+ * boundary row or a transpose then costs a few round trips instead of one
+ * per page, and an isolated fault fetches nothing it did not ask for. Only
+ * the faulting thread touches this. */
 #define STREAMS 4
+#define MAX_STRIDE 64
 static struct {
-    uint32_t next, window;
-} streams[STREAMS];
+    uint32_t last, next, stride, window;
+} streams[STREAMS] = {[0 ... STREAMS - 1] = {UINT32_MAX, UINT32_MAX, 1, 1}};
 static unsigned stream_victim;
 
-/* Pages [p, p + n) that one request may bring: invalid, same home. */
-static uint32_t fetch_run(uint32_t p)
+typedef struct fetch_run {
+    uint32_t first, n, stride; /* pages first + i * stride, i < n */
+} fetch_run;
+
+static unsigned stream_for(uint32_t p)
 {
     unsigned s = 0;
     while (s < STREAMS && streams[s].next != p)
         s++;
     if (s < STREAMS) {
         streams[s].window *= 2;
-    } else {
-        s = stream_victim++ % STREAMS;
-        streams[s].window = 1;
+        return s;
     }
+    for (s = 0; s < STREAMS; s++) {
+        uint32_t d = p - streams[s].last;
+        if (streams[s].window == 1 && p > streams[s].last + 1 && d <= MAX_STRIDE) {
+            streams[s].stride = d;
+            streams[s].window = 2;
+            return s;
+        }
+    }
+    s = stream_victim++ % STREAMS;
+    streams[s].stride = 1;
+    streams[s].window = 1;
+    return s;
+}
+
+/* The pages one request may bring: the faulting page and what its stream
+ * predicts, as long as they are invalid and have the same home. */
+static fetch_run plan_fetch(uint32_t p)
+{
+    unsigned s = stream_for(p);
     if (streams[s].window > cfg.fetch_ahead)
         streams[s].window = cfg.fetch_ahead;
     const page_meta *m = &region.meta[p];
-    uint32_t n = 1;
-    while (n < streams[s].window && p + n < region.npages && m[n].proto == m->proto &&
-           m[n].home == m->home && m[n].state == INVALID)
-        n++;
-    streams[s].next = p + n;
-    return n;
+    fetch_run r = {p, 1, streams[s].stride};
+    for (uint64_t q = (uint64_t)p + r.stride; r.n < streams[s].window && q < region.npages;
+         q += r.stride, r.n++) {
+        const page_meta *mq = &region.meta[q];
+        if (mq->proto != m->proto || mq->home != m->home || mq->state != INVALID)
+            break;
+    }
+    streams[s].last = p;
+    streams[s].next = p + r.n * r.stride;
+    return r;
 }
 
 /* Fetches the run starting at p (the faulting page, left to the caller) and
@@ -110,25 +137,41 @@ static void page_fetch(uint32_t p)
     waiter w;
     am_msg m;
     double t0 = now_s();
-    uint32_t n = fetch_run(p);
+    fetch_run r = plan_fetch(p);
     waiter_init(&w, 1);
-    am_post(region.meta[p].home, &m, MSG_PAGE_REQ, p, (uintptr_t)&w, n, NULL, 0);
+    am_post(region.meta[p].home, &m, MSG_PAGE_REQ, p, (uintptr_t)&w,
+            r.n | (uint64_t)r.stride << 32, NULL, 0);
     waiter_wait(&w);
-    for (uint32_t i = 1; i < n; i++)
-        region.meta[p + i].state = READ;
-    if (n > 1)
-        page_protect(p + 1, n - 1, PROT_READ);
-    STAT_ADD(page_fetches, n);
+    for (uint32_t i = 1; i < r.n; i++)
+        region.meta[p + i * r.stride].state = READ;
+    if (r.n > 1 && r.stride == 1)
+        page_protect(p + 1, r.n - 1, PROT_READ);
+    else
+        for (uint32_t i = 1; i < r.n; i++)
+            page_protect(p + i * r.stride, 1, PROT_READ);
+    STAT_ADD(page_fetches, r.n);
     STAT_TIME(fault_wait_s, now_s() - t0);
+}
+
+/* A run as a request or reply describes it: arg0 first page, arg2 count and
+ * stride; -1 if it leaves the region. */
+static int run_of(const tsr_msg_hdr *h, fetch_run *r)
+{
+    *r = (fetch_run){(uint32_t)h->arg[0], (uint32_t)h->arg[2], (uint32_t)(h->arg[2] >> 32)};
+    return r->n == 0 || r->stride == 0 || r->stride > MAX_STRIDE ||
+                   r->first >= region.npages ||
+                   (uint64_t)(r->n - 1) * r->stride >= region.npages - r->first
+               ? -1
+               : 0;
 }
 
 /* A copy is being taken. Marked before the versions are read and again
  * after the bytes are copied: whichever way this interleaves with the home's
  * flush, that flush or the next one announces a version newer than the copy. */
-static void mark_copied(uint32_t p, uint32_t n)
+static void mark_copied(const fetch_run *r)
 {
-    for (uint32_t i = 0; i < n; i++)
-        atomic_store(&region.meta[p + i].copied, 1);
+    for (uint32_t i = 0; i < r->n; i++)
+        atomic_store(&region.meta[r->first + i * r->stride].copied, 1);
 }
 
 /* The reply: n u32 versions (padded to 8 bytes), then the n pages. */
@@ -136,35 +179,38 @@ static void mark_copied(uint32_t p, uint32_t n)
 
 static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
 {
-    uint32_t p = (uint32_t)h->arg[0], n = (uint32_t)h->arg[2];
-    if (n == 0 || n > region.npages - p)
-        log_die_status(1, "protocol error: node %d asked for %u pages at %u", src, n, p);
-    mark_copied(p, n);
-    size_t at = REP_PAGES_AT(n), len = at + (size_t)n * PAGE_SIZE;
+    fetch_run r;
+    if (run_of(h, &r))
+        log_die_status(1, "protocol error: node %d asked for a run of pages off the region", src);
+    mark_copied(&r);
+    size_t at = REP_PAGES_AT(r.n), len = at + (size_t)r.n * PAGE_SIZE;
     char *rep = malloc(len);
     if (!rep)
         log_die_status(1, "out of memory (page reply)");
     /* Version first, then bytes: a copy may hold writes newer than its
      * version (it will be invalidated for nothing), never older. */
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t v = atomic_load_explicit(&region.meta[p + i].version, memory_order_acquire);
+    for (uint32_t i = 0; i < r.n; i++) {
+        uint32_t q = r.first + i * r.stride;
+        uint32_t v = atomic_load_explicit(&region.meta[q].version, memory_order_acquire);
         memcpy(rep + 4 * i, &v, 4);
+        memcpy(rep + at + (size_t)i * PAGE_SIZE, page_rt(q), PAGE_SIZE);
     }
-    memcpy(rep + at, page_rt(p), (size_t)n * PAGE_SIZE);
-    mark_copied(p, n);
-    am_send(src, MSG_PAGE_REP, p, h->arg[1], n, rep, len);
+    mark_copied(&r);
+    am_send(src, MSG_PAGE_REP, r.first, h->arg[1], h->arg[2], rep, len);
     free(rep);
 }
 
 static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
-    uint32_t p = (uint32_t)h->arg[0], n = (uint32_t)h->arg[2];
+    fetch_run r;
+    if (run_of(h, &r) || h->len != REP_PAGES_AT(r.n) + (size_t)r.n * PAGE_SIZE)
+        log_die_status(1, "protocol error: malformed page reply from node %d", src);
     const char *rep = payload;
-    memcpy(page_rt(p), rep + REP_PAGES_AT(n), (size_t)n * PAGE_SIZE);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t v;
+    for (uint32_t i = 0; i < r.n; i++) {
+        uint32_t q = r.first + i * r.stride, v;
+        memcpy(page_rt(q), rep + REP_PAGES_AT(r.n) + (size_t)i * PAGE_SIZE, PAGE_SIZE);
         memcpy(&v, rep + 4 * i, 4);
-        atomic_store_explicit(&region.meta[p + i].version, v, memory_order_release);
+        atomic_store_explicit(&region.meta[q].version, v, memory_order_release);
     }
     waiter_done((waiter *)(uintptr_t)h->arg[1]);
 }
