@@ -189,41 +189,42 @@ static void drain_self(void)
 }
 
 /* Stops this node because `failed` failed (-1: no one node, the job is
- * stopped as a whole, `why` says why). Every other
- * node is told which node failed first, so that it names that node rather
- * than this one, whose connection it will see close next: every stopping
- * node relays the cause, whichever way it learned it. Best effort: the
- * process is ending. */
-static void stop_because(int failed, const char *why)
+ * stopped as a whole), `cause` saying how, e.g. "was killed by signal 9".
+ * Every other node is told the cause first, so that it names that node
+ * rather than this one, whose connection it will see close next: every
+ * stopping node relays the cause, whichever way it learned it. Best effort:
+ * the process is ending. */
+static void stop_because(int failed, const char *cause, int reporter)
 {
     for (int j = 0; j < cfg.nodes; j++)
         if (j != failed && j != cfg.node && peers[j].fd >= 0)
-            am_send(j, MSG_ABORT, (uint64_t)failed, 0, 0, NULL, 0);
+            am_send(j, MSG_ABORT, (uint64_t)failed, 0, 0, cause, strlen(cause));
+    char by[40] = "";
+    if (reporter >= 0)
+        snprintf(by, sizeof by, " (reported by node %d)", reporter);
     if (failed < 0)
-        log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s", why);
-    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %d %s", failed, why);
+        log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s%s", cause, by);
+    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %d %s%s", failed, cause, by);
 }
 
 static void peer_lost(int i)
 {
     stop_because(i, "failed (connection lost: it crashed, was killed, or exited without "
-                    "tsr_finalize)");
+                    "tsr_finalize)", -1);
 }
 
 static void on_abort(int src, const tsr_msg_hdr *h, void *payload)
 {
-    int failed = (int)(int64_t)h->arg[0];
-    char why[64];
-    snprintf(why, sizeof why, failed < 0 ? "the job is being stopped (reported by node %d)"
-                                         : "failed (reported by node %d)", src);
-    stop_because(failed, why);
+    char cause[128];
+    snprintf(cause, sizeof cause, "%.*s", (int)(h->len < 127 ? h->len : 127), (char *)payload);
+    stop_because((int)(int64_t)h->arg[0], cause, src);
 }
 
 static void launcher_news(void)
 {
     char why[128];
     int failed = boot_launcher_news(why, sizeof why);
-    stop_because(failed, why);
+    stop_because(failed, why, -1);
 }
 
 static void check_header(int i, const tsr_msg_hdr *h)
