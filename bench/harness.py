@@ -109,6 +109,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--budget", type=float,
                    help="seconds for the whole sweep: after the first repetition, no run is "
                         "started that would end past it (default 150 quick, none full)")
+    p.add_argument("--from-csv", action="store_true",
+                   help="run nothing: rebuild the report, plots (and with --update-readme the "
+                        "README section) from bench/results/NAME.csv of an earlier run")
     p.add_argument("--update-readme", action="store_true",
                    help=f"rewrite bench/README.md between {README_BEGIN} and {README_END}")
     # Where things are; overridable so the harness can be tried on fake programs.
@@ -503,6 +506,15 @@ def seq_medians(cells: dict[Key, Cell]) -> dict[str, float]:
 # CSV
 # ---------------------------------------------------------------------------
 
+def read_csv(path: Path) -> list[Run]:
+    """The runs a CSV written by write_csv records (what --from-csv reports on)."""
+    with path.open(newline="") as f:
+        return [Run(row["app"], row["impl"], int(row["nodes"]), 0, row["size"],
+                    float(row["seconds"]) if row["seconds"] else None, row["verified"],
+                    {col: int(row[col]) for col in COUNTERS if row[col]})
+                for row in csv.DictReader(f)]
+
+
 def write_csv(path: Path, runs: list[Run], seq: dict[str, float]) -> None:
     with path.open("w", newline="") as f:
         w = csv.writer(f)
@@ -834,15 +846,15 @@ def plot_speedup(plt, path: Path, cells: dict[Key, Cell], apps: list[str], cores
     rows = (len(apps) + cols - 1) // cols
     height = 3.0 * rows + HEADER_IN
     fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, height), squeeze=False)
-    styles = {"tessera": ("o-", "Tessera"), "tessera-munin": ("d-", "Tessera-Munin"),
-              "mpi-shm": ("s--", "MPI-shm"), "mpi-tcp": ("^:", "MPI-tcp")}
+    styles = {"tessera": ("o-", "C0", "Tessera"), "tessera-munin": ("d-", "C3", "Tessera-Munin"),
+              "mpi-shm": ("s--", "C1", "MPI-shm"), "mpi-tcp": ("^:", "C2", "MPI-tcp")}
     for ax, app in zip(axes.flat, apps):
         all_n = sorted({n for (a, _, n) in cells if a == app} | {1})
-        for impl, (style, label) in styles.items():
+        for impl, (style, color, label) in styles.items():
             pts = [(n, seq[app] / cells[(app, impl, n)].seconds) for n in all_n
                    if app in seq and (app, impl, n) in cells and cells[(app, impl, n)].seconds]
             if pts:
-                ax.plot(*zip(*pts), style, label=label)
+                ax.plot(*zip(*pts), style, color=color, label=label)
         ax.plot(all_n, all_n, color="0.7", linewidth=0.8, label="ideal")
         if all_n[-1] > cores:  # the shaded part ran with more processes than cores
             ax.axvspan(cores + 0.5, all_n[-1] + 0.5, color="0.92", zorder=0)
@@ -977,7 +989,10 @@ def main(argv: list[str]) -> int:
           + (f", budget {cfg.budget:g} s" if cfg.budget else ""), flush=True)
 
     t0 = time.monotonic()
-    runs, interrupted = sweep(cfg, todo)
+    if cfg.from_csv:
+        runs, interrupted = read_csv(cfg.out_dir / f"{cfg.name}.csv"), False
+    else:
+        runs, interrupted = sweep(cfg, todo)
     write_outputs(cfg, machine, apps, runs, skipped)
 
     per_app: dict[str, float] = {}
