@@ -97,6 +97,25 @@ for n in 3 4; do
     expect_fail "munin/producer_consumer pattern broken stops the job (-n $n)" "access outside the stable sharing pattern (call tsr_hint_phase_change first) to shared variable at 0x[0-9a-f]* (annotation producer_consumer" $TSRUN -n "$n" $B/tests/mp/munin_err_pattern
 done
 
+# ---- Launcher options -----------------------------------------------------------
+expect_ok() { # name pattern cmd...: must exit 0 within 20 s, printing pattern
+    local name=$1 pat=$2; shift 2
+    timeout -k 2 20 "$@" >"$LOG/out" 2>&1; local rc=$?
+    if [ $rc -eq 0 ] && grep -q -- "$pat" "$LOG/out"; then ok "$name"; else bad "$name (exit $rc)" "$LOG/out"; fi
+}
+expect_ok "tsrun/-p prefixes each node's lines" "^\[2\] node 2: a=30 b=60 want 30 PASS" $TSRUN -p -n 3 $B/tests/mp/lock_counter 10
+expect_ok "tsrun/-s prints each node's statistics" "tessera statistics, node 1 of 2" $TSRUN -s -n 2 $B/tests/mp/lock_counter 10
+json_test() {
+    rm -f "$LOG/stats.json"
+    if timeout 20 $TSRUN -j "$LOG/stats.json" -n 3 $B/tests/mp/lock_counter 10 >/dev/null 2>&1 &&
+        python3 -c 'import json,sys; l=[json.loads(x) for x in open(sys.argv[1])]; assert sorted(x["node"] for x in l)==[0,1,2]; assert all(x["lock_acquires"]==20 for x in l)' "$LOG/stats.json"; then
+        ok "tsrun/-j writes one JSON object per node with the counters"
+    else
+        bad "tsrun/-j JSON statistics" "$LOG/stats.json"
+    fi
+}
+json_test
+
 # ---- Bad input ----------------------------------------------------------------
 expect_fail "input/-n 0" "-n must be an integer" $TSRUN -n 0 $B/tests/mp/sleeper
 expect_fail "input/missing -n" "-n N is required" $TSRUN $B/tests/mp/sleeper
