@@ -45,7 +45,6 @@ void munin_flush_object(uint32_t first, uint32_t n);
 void munin_drop(uint32_t first, uint32_t n);     /* give up this node's copies */
 void munin_set_single(uint32_t first, uint32_t n);
 /* Collective parts of change_annotation / phase_change (see munin_api.c). */
-void munin_return_owned(uint32_t first, uint32_t n);
 void munin_reset(uint32_t first, uint32_t n, int annot, unsigned params);
 void munin_bind(uint32_t first, uint32_t n, int lock);
 /* Fetch_and_Phi: returns the old value's bits. */

@@ -73,13 +73,6 @@ void notice_clear(notice_set *s)
         memset(s->index, 0, s->icap * sizeof *s->index);
 }
 
-void notice_free(notice_set *s)
-{
-    free(s->e);
-    free(s->index);
-    memset(s, 0, sizeof *s);
-}
-
 void notice_prune(notice_set *s, const notice_set *covered)
 {
     uint32_t kept = 0;

@@ -36,7 +36,6 @@ int notice_add(notice_set *s, uint32_t page, uint32_t version);
 /* The version noted for page, 0 if none. */
 uint32_t notice_get(const notice_set *s, uint32_t page);
 void notice_clear(notice_set *s);
-void notice_free(notice_set *s);
 /* Drops the notices that `covered` already carries at an equal or newer
  * version (after a barrier every node has acted on those). */
 void notice_prune(notice_set *s, const notice_set *covered);

@@ -31,7 +31,8 @@ typedef struct am_msg {
     tsr_msg_hdr hdr;
     const void *payload;
     size_t sent;   /* bytes of header + payload already written */
-    int heap;      /* the transport owns and frees it */
+    int heap;      /* 0: the caller owns it (am_post); 1: the transport frees it;
+                    * -1: on am_send's stack, copied (am_detach) if it must queue */
 } am_msg;
 
 typedef void (*am_handler_fn)(int src, const tsr_msg_hdr *h, void *payload);
