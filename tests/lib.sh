@@ -1,0 +1,64 @@
+# tests/lib.sh - what every scripted test (tests/sh/*.sh) shares.
+#
+# A scripted test is a bash file under tests/sh/ that the test runner finds
+# by itself. It runs from the repository root, sources this file, makes one
+# or more checks and reports each as a TAP line ("ok N - name" or
+# "not ok N - name"), so it runs alone (`bash tests/sh/x.sh`), under `prove`,
+# or under tests/run.sh. It ends with `finish`, which prints the TAP plan and
+# exits non-zero if any check failed. `skip_all REASON` skips the whole file
+# where the machine cannot run it (the reason is printed).
+#
+# Environment: B (build directory, default build), TSRUN (default
+# $B/bin/tsrun). LOG is a private temporary directory, removed on exit.
+B=${B:-build}
+TSRUN=${TSRUN:-$B/bin/tsrun}
+LOG=$(mktemp -d /tmp/tsr-test.XXXXXX)
+trap 'rm -rf "$LOG"' EXIT
+_tap_n=0 _tap_failed=0
+
+ok() { _tap_n=$((_tap_n + 1)); printf 'ok %d - %s\n' "$_tap_n" "$1"; }
+
+# bad NAME [FILE]: a failed check; FILE's last lines are shown as diagnostics.
+bad() {
+    _tap_n=$((_tap_n + 1)) _tap_failed=$((_tap_failed + 1))
+    printf 'not ok %d - %s\n' "$_tap_n" "$1"
+    [ -n "${2:-}" ] && [ -f "$2" ] && tail -n 15 "$2" | sed 's/^/#   | /'
+    return 0
+}
+
+skip_all() { printf '1..0 # SKIP %s\n' "$1"; exit 0; }
+
+finish() { printf '1..%d\n' "$_tap_n"; [ "$_tap_failed" -eq 0 ]; }
+
+# run NAME CMD...: passes when CMD exits 0 within TSR_TEST_TIMEOUT seconds.
+run() {
+    local name=$1; shift
+    if timeout -k 2 "${TSR_TEST_TIMEOUT:-120}" "$@" >"$LOG/out" 2>&1; then ok "$name"
+    else bad "$name (exit $?)" "$LOG/out"; fi
+}
+
+# expect_fail NAME PATTERN CMD...: must exit non-zero within 20 s, printing
+# PATTERN (grep regular expression) on stdout or stderr.
+expect_fail() {
+    local name=$1 pat=$2; shift 2
+    timeout -k 2 20 "$@" >"$LOG/out" 2>&1; local rc=$?
+    if [ $rc -ne 0 ] && grep -q -- "$pat" "$LOG/out"; then ok "$name (exit $rc)"
+    else bad "$name (exit $rc)" "$LOG/out"; fi
+}
+
+# expect_ok NAME PATTERN CMD...: must exit 0 within 20 s, printing PATTERN.
+expect_ok() {
+    local name=$1 pat=$2; shift 2
+    timeout -k 2 20 "$@" >"$LOG/out" 2>&1; local rc=$?
+    if [ $rc -eq 0 ] && grep -q -- "$pat" "$LOG/out"; then ok "$name"
+    else bad "$name (exit $rc)" "$LOG/out"; fi
+}
+
+# wait_ready FILE COUNT: waits (at most 20 s) until COUNT lines of FILE
+# start with "ready" (tests/mp/sleeper prints "ready NODE PID").
+wait_ready() {
+    for _ in $(seq 200); do
+        [ "$(grep -c '^ready' "$1" 2>/dev/null)" -ge "$2" ] && return 0; sleep 0.1
+    done
+    return 1
+}
