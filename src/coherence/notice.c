@@ -36,25 +36,53 @@ static void reindex(notice_set *s, uint32_t icap)
         *slot_of(s, s->e[i].page) = i + 1;
 }
 
+/* Threads entry x on the list as the newest. With n == 1, x is the only
+ * entry (s->newest is stale then: a set cleared or never used). */
+static void link_newest(notice_set *s, uint32_t x)
+{
+    s->e[x].older = s->n == 1 ? NOTICE_NONE : s->newest;
+    s->e[x].newer = NOTICE_NONE;
+    if (s->e[x].older != NOTICE_NONE)
+        s->e[s->e[x].older].newer = x;
+    s->newest = x;
+}
+
+static void unlink_entry(notice_set *s, uint32_t x)
+{
+    notice *e = &s->e[x];
+    if (e->older != NOTICE_NONE)
+        s->e[e->older].newer = e->newer;
+    if (e->newer != NOTICE_NONE)
+        s->e[e->newer].older = e->older;
+    else
+        s->newest = e->older;
+}
+
 int notice_add(notice_set *s, uint32_t page, uint32_t version)
 {
     if ((s->n + 1) * 2 > s->icap)
         reindex(s, s->icap ? s->icap * 2 : 64);
     uint32_t *slot = slot_of(s, page);
     if (*slot) {
-        notice *e = &s->e[*slot - 1];
-        if (e->version >= version)
+        uint32_t x = *slot - 1;
+        if (s->e[x].version >= version)
             return 0;
-        e->version = version;
-        e->stamp = ++s->clock;
+        s->e[x].version = version;
+        s->e[x].stamp = ++s->clock;
+        if (s->newest != x) {
+            unlink_entry(s, x);
+            link_newest(s, x);
+        }
         return 1;
     }
     if (s->n == s->cap) {
         s->cap = s->cap ? s->cap * 2 : 32;
         s->e = xrealloc(s->e, s->cap * sizeof *s->e);
     }
-    s->e[s->n] = (notice){page, version, ++s->clock};
-    *slot = ++s->n;
+    uint32_t x = s->n++;
+    s->e[x] = (notice){page, version, ++s->clock, NOTICE_NONE, NOTICE_NONE};
+    link_newest(s, x);
+    *slot = x + 1;
     return 1;
 }
 
@@ -73,6 +101,12 @@ void notice_clear(notice_set *s)
         memset(s->index, 0, s->icap * sizeof *s->index);
 }
 
+static int by_stamp(const void *a, const void *b)
+{
+    uint32_t x = ((const notice *)a)->stamp, y = ((const notice *)b)->stamp;
+    return (x > y) - (x < y);
+}
+
 void notice_prune(notice_set *s, const notice_set *covered)
 {
     uint32_t kept = 0;
@@ -81,26 +115,35 @@ void notice_prune(notice_set *s, const notice_set *covered)
             s->e[kept++] = s->e[i];
     if (kept == s->n)
         return;
-    s->n = kept;
+    /* Rare (once per barrier per lock): rebuild the list in stamp order. */
+    qsort(s->e, kept, sizeof *s->e, by_stamp);
+    s->n = 0;
+    for (uint32_t i = 0; i < kept; i++) {
+        s->n = i + 1;
+        link_newest(s, i);
+    }
     reindex(s, s->icap);
 }
+
+/* Walks the entries changed after `since`, newest first. */
+#define FOR_CHANGED_SINCE(s, since, x)                                                  \
+    for (uint32_t x = (s)->n ? (s)->newest : NOTICE_NONE;                               \
+         x != NOTICE_NONE && (s)->e[x].stamp > (since); x = (s)->e[x].older)
 
 uint32_t notice_count_since(const notice_set *s, uint32_t since)
 {
     uint32_t n = 0;
-    for (uint32_t i = 0; i < s->n; i++)
-        n += s->e[i].stamp > since;
+    FOR_CHANGED_SINCE(s, since, x)
+        n++;
     return n;
 }
 
 size_t notice_encode(const notice_set *s, uint32_t since, void *buf)
 {
     uint32_t *w = buf;
-    for (uint32_t i = 0; i < s->n; i++) {
-        if (s->e[i].stamp <= since)
-            continue;
-        *w++ = s->e[i].page;
-        *w++ = s->e[i].version;
+    FOR_CHANGED_SINCE(s, since, x) {
+        *w++ = s->e[x].page;
+        *w++ = s->e[x].version;
     }
     return (size_t)((char *)w - (char *)buf);
 }

@@ -17,16 +17,24 @@
 typedef struct notice {
     uint32_t page;
     uint32_t version;
-    uint32_t stamp; /* set clock at the last change: lets a node send deltas */
+    uint32_t stamp;        /* set clock at the last change: lets a node send deltas */
+    uint32_t older, newer; /* neighbours in stamp order (positions in e) */
 } notice;
 
+/* The entries are dense in e (any order) and also threaded on a list in
+ * stamp order, newest first, so that "what changed since clock c" costs
+ * what changed, not the size of the set: a release that changed nothing
+ * does no work however many notices the epoch has gathered. */
 typedef struct notice_set {
     notice *e;       /* dense array of entries */
     uint32_t n, cap;
     uint32_t *index; /* open addressing: 1 + position in e, 0 = empty */
     uint32_t icap;   /* power of two */
     uint32_t clock;  /* bumped on every change */
+    uint32_t newest; /* position of the last changed entry; NOTICE_NONE if empty */
 } notice_set;
+
+#define NOTICE_NONE UINT32_MAX
 
 /* Wire form of one notice: two little-endian u32. */
 #define NOTICE_WIRE 8
@@ -39,7 +47,8 @@ void notice_clear(notice_set *s);
 /* Drops the notices that `covered` already carries at an equal or newer
  * version (after a barrier every node has acted on those). */
 void notice_prune(notice_set *s, const notice_set *covered);
-/* Number of entries changed after `since` (0 = all). */
+/* Number of entries changed after `since` (0 = all). Both this and
+ * notice_encode cost the number of entries changed after `since`. */
 uint32_t notice_count_since(const notice_set *s, uint32_t since);
 /* Writes the entries changed after `since` to buf (room for
  * notice_count_since entries of NOTICE_WIRE bytes); returns bytes written. */
