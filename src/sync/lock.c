@@ -20,13 +20,18 @@ typedef struct peeker {
 } peeker;
 
 /* Manager state of one lock. `queue` is a ring of waiting node ids; a node
- * waits for at most one lock, so cfg.nodes slots always suffice. `data` is
+ * waits for at most one lock, so cfg.nodes slots always suffice. `notices`
+ * gathers what the lock's releasers knew; `given[node]` is its clock when
+ * `node` was last granted the lock, so that a grant carries only what that
+ * node has not been given yet (it applied the rest at its earlier grants)
+ * and costs what changed, not all that the epoch has gathered. `data` is
  * the data bound to the lock (coh_lock_data) as its last holder left it. */
 typedef struct lock_mgr {
     int held;
     int *queue;
     int qhead, qlen;
     notice_set notices;
+    uint32_t *given;
     void *data;
     size_t dlen;
     peeker *peekers;
@@ -75,10 +80,14 @@ static void mgr_grant(int id, int node)
 {
     lock_mgr *l = &mgr[id];
     l->held = 1;
-    char *buf = malloc((size_t)l->notices.n * NOTICE_WIRE + l->dlen + 1);
+    if (!l->given && !(l->given = calloc((size_t)cfg.nodes, sizeof *l->given)))
+        log_die_status(1, "out of memory (lock grant)");
+    uint32_t since = l->given[node];
+    l->given[node] = l->notices.clock;
+    char *buf = malloc((size_t)notice_count_since(&l->notices, since) * NOTICE_WIRE + l->dlen + 1);
     if (!buf)
         log_die_status(1, "out of memory (lock grant)");
-    size_t nlen = notice_encode(&l->notices, 0, buf);
+    size_t nlen = notice_encode(&l->notices, since, buf);
     if (l->dlen)
         memcpy(buf + nlen, l->data, l->dlen);
     if (node == cfg.node)
@@ -110,12 +119,15 @@ static void mgr_acquire(int id, int node)
     pthread_mutex_unlock(&mgr_mutex);
 }
 
-static void mgr_release(int id, const char *payload, size_t nlen, size_t len)
+static void mgr_release(int id, int node, const char *payload, size_t nlen, size_t len)
 {
     pthread_mutex_lock(&mgr_mutex);
     lock_mgr *l = &mgr[id];
     if (nlen > len || notice_merge_wire(&l->notices, payload, nlen))
         log_die_status(1, "protocol error: malformed notices released with lock %d", id);
+    /* Nobody else released the lock while `node` held it: it now knows
+     * every notice of the set, its own included. */
+    l->given[node] = l->notices.clock;
     if (len > nlen)
         set_data(l, payload + nlen, len - nlen);
     for (peeker *pk = l->peekers, *next; pk; pk = next) {
@@ -142,7 +154,7 @@ static void on_lock_acq(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_lock_rel(int src, const tsr_msg_hdr *h, void *payload)
 {
-    mgr_release((int)h->arg[0], payload, h->arg[1], h->len);
+    mgr_release((int)h->arg[0], src, payload, h->arg[1], h->len);
 }
 
 static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
@@ -248,7 +260,7 @@ void tsr_unlock(int id)
     held_here[id] = 0;
     int m = manager_of(id);
     if (m == cfg.node)
-        mgr_release(id, msg, nlen, nlen + dlen);
+        mgr_release(id, cfg.node, msg, nlen, nlen + dlen);
     else
         am_send(m, MSG_LOCK_REL, (uint64_t)id, nlen, 0, msg, nlen + dlen);
     free(notices);
