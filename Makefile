@@ -121,6 +121,12 @@ bench-quick: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)
 	python3 bench/harness.py --quick
 
+# Lock acquire+release latency against memory written, both write detection
+# modes side by side (bench/README.md).
+.PHONY: bench-release
+bench-release: all
+	python3 bench/release_cost.py
+
 # Munin's multiple protocols: the paper's Tables 6 and 2 (docs/MUNIN.md).
 .PHONY: bench-munin
 bench-munin: all

@@ -51,6 +51,8 @@ void coh_unmap(uint32_t first, uint32_t n)
         protocols[proto]->unmap(first, n);
 }
 
+const tsr_protocol *coh_protocol_of(uint32_t page) { return protocols[region.meta[page].proto]; }
+
 int coh_fault(void *addr, int is_write)
 {
     if (!region_contains(addr))

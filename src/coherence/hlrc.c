@@ -10,8 +10,13 @@
  * At its home a page is HOME_READ (write-protected so that the home's own
  * writes are seen), HOME_WRITE after a write in this interval, or, with
  * Nautilus' cache-only write detection, HOME_STICKY: left writable across
- * intervals on the guess that the home keeps writing it, and reported as
- * written at every release until another node's diff shows it is shared.
+ * intervals on the guess that the home keeps writing it, until another
+ * node's diff shows it is shared. Since its writes are not seen, a sticky
+ * page counts as written in every interval; but a new version matters only
+ * to a node holding a copy, so a release looks only at the sticky pages
+ * that another node copied since the previous release (the `copied` ring
+ * below), never at all the sticky pages: its cost follows what changed,
+ * not how much memory the home has ever written.
  *
  * Versions replace JIAJIA's per-lock bookkeeping: the home bumps a page's
  * version for each diff it applies and for each interval in which it wrote
@@ -43,12 +48,34 @@
 #include "util/log.h"
 
 
-/* Pages written in the current interval (and sticky home pages), pushed by
- * the fault handler: a preallocated array, no malloc on the fault path. */
+/* Pages written in the current interval, pushed by the fault handler: a
+ * preallocated array, no malloc on the fault path. */
 static uint32_t *dirty;
 static uint32_t ndirty;
 
+/* Home pages that another node began to copy (a fetch, or a diff whose
+ * writer keeps its copy) since the last release, pushed by the comm thread
+ * (the only thread that runs message handlers) and drained by the release
+ * on the application thread. `queued[p]` keeps a page in the ring at most
+ * once, so one slot per page always suffices. A page is pushed before its
+ * bytes are copied and again after: a release that misses the first push
+ * sees the second, as with `copied` itself (mark_copied). */
+static uint32_t *copied_ring;
+static _Atomic uint8_t *queued;
+static _Atomic uint64_t ring_tail;
+static uint64_t ring_head;
+
 static int is_home(uint32_t p) { return region.meta[p].home == cfg.node; }
+
+static void note_copied(uint32_t p)
+{
+    atomic_store(&region.meta[p].copied, 1);
+    if (atomic_exchange(&queued[p], 1))
+        return;
+    uint64_t t = atomic_load_explicit(&ring_tail, memory_order_relaxed);
+    copied_ring[t % region.npages] = p;
+    atomic_store_explicit(&ring_tail, t + 1, memory_order_release);
+}
 
 static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 {
@@ -57,7 +84,8 @@ static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
         int home = is_home(first + i);
         while (j < n && is_home(first + j) == home) {
             region.meta[first + j].state = home ? HOME_READ : READ;
-            atomic_store(&region.meta[first + j].copied, 1); /* everyone has version 0 */
+            /* Every other node holds version 0 of a fresh page. */
+            atomic_store(&region.meta[first + j].copied, cfg.nodes > 1);
             j++;
         }
         page_protect(first + i, j - i, PROT_READ);
@@ -171,7 +199,7 @@ static int run_of(const tsr_msg_hdr *h, fetch_run *r)
 static void mark_copied(const fetch_run *r)
 {
     for (uint32_t i = 0; i < r->n; i++)
-        atomic_store(&region.meta[r->first + i * r->stride].copied, 1);
+        note_copied(r->first + i * r->stride);
 }
 
 /* The reply: n u32 versions (padded to 8 bytes), then the n pages. */
@@ -268,21 +296,39 @@ typedef struct flush_ctx {
     _Atomic uint32_t nacks;
 } flush_ctx;
 
-/* A home page written in this interval: a new version, announced if some
- * other node may hold the current one. Sticky pages stay writable unless
- * another node has written them meanwhile. */
-static int flush_home_page(uint32_t p)
+/* A home page written in this interval, or sticky and copied since the
+ * last release: a new version, announced if some other node may hold the
+ * current one. Sticky pages stay writable unless another node has written
+ * them meanwhile. */
+static void flush_home_page(uint32_t p)
 {
     page_meta *m = &region.meta[p];
-    if (atomic_exchange(&m->copied, 0))
+    if (atomic_exchange(&m->copied, 0)) {
         coh_note(p, atomic_fetch_add(&m->version, 1) + 1);
+        STAT_ADD(write_notices, 1);
+    }
     if (cfg.cache_only && !atomic_exchange(&m->remote, 0)) {
         m->state = HOME_STICKY;
-        return 1;
+        return;
     }
     m->state = HOME_READ;
     page_protect(p, 1, PROT_READ);
-    return 0;
+}
+
+/* The sticky pages among those copied since the last release. Entries of
+ * pages in another state are dropped: a written page is on the dirty list,
+ * a read-only one is announced at its next write fault, and a freed page's
+ * entry may meanwhile belong to another protocol. */
+static void flush_copied_sticky(void)
+{
+    uint64_t end = atomic_load_explicit(&ring_tail, memory_order_acquire);
+    STAT_ADD(release_pages, end - ring_head);
+    for (; ring_head < end; ring_head++) {
+        uint32_t p = copied_ring[ring_head % region.npages];
+        atomic_store(&queued[p], 0);
+        if (coh_protocol_of(p) == &hlrc_protocol && region.meta[p].state == HOME_STICKY)
+            flush_home_page(p);
+    }
 }
 
 static void send_diffs(outbox *box, uint32_t total)
@@ -301,6 +347,7 @@ static void send_diffs(outbox *box, uint32_t total)
     for (uint32_t i = 0; i < atomic_load(&ctx.nacks); i++) {
         uint32_t p = ctx.acks[2 * i], v = ctx.acks[2 * i + 1];
         coh_note(p, v);
+        STAT_ADD(write_notices, 1);
         /* Home went from the version we copied straight to ours: our copy
          * is the master copy, still valid. */
         if (atomic_load(&region.meta[p].version) + 1 == v)
@@ -313,15 +360,15 @@ static void send_diffs(outbox *box, uint32_t total)
  * notices, which must exist before the release is announced. */
 static void flush(uint32_t *barrier_sent)
 {
+    flush_copied_sticky();
     if (!ndirty)
         return;
     outbox *box = calloc((size_t)cfg.nodes, sizeof *box);
-    uint32_t kept = 0;
+    STAT_ADD(release_pages, ndirty);
     for (uint32_t i = 0; i < ndirty; i++) {
         uint32_t p = dirty[i];
         if (is_home(p)) {
-            if (flush_home_page(p))
-                dirty[kept++] = p;
+            flush_home_page(p);
             continue;
         }
         /* Protect first: the twin comparison must see the final bytes. */
@@ -329,7 +376,7 @@ static void flush(uint32_t *barrier_sent)
         region.meta[p].state = READ;
         outbox_add_diff(&box[region.meta[p].home], p, 0);
     }
-    ndirty = kept;
+    ndirty = 0;
     uint32_t total = 0;
     for (int h = 0; h < cfg.nodes; h++)
         total += box[h].count;
@@ -356,7 +403,7 @@ static void on_diff(int src, const tsr_msg_hdr *h, void *payload)
             diff_apply((uint8_t *)page_rt(p), diff, len))
             log_die_status(1, "protocol error: bad diff for page %u from node %d", p, src);
         atomic_store(&region.meta[p].remote, 1);
-        atomic_store(&region.meta[p].copied, 1); /* the writer keeps its copy valid */
+        note_copied(p); /* the writer keeps its copy valid */
         acks[2 * i] = p;
         acks[2 * i + 1] = atomic_fetch_add(&region.meta[p].version, 1) + 1;
         STAT_ADD(diffs_applied, 1);
@@ -371,18 +418,6 @@ static void on_diff_ack(int src, const tsr_msg_hdr *h, void *payload)
     uint32_t at = atomic_fetch_add(&ctx->nacks, (uint32_t)h->arg[0]);
     memcpy(ctx->acks + 2 * at, payload, (size_t)h->arg[0] * 8);
     waiter_done(&ctx->w);
-}
-
-/* tsr_free: the freed pages leave the dirty list (sticky home pages stay on
- * it from interval to interval), so that a later allocation at the same
- * address does not inherit their state. */
-static void unmap(uint32_t first, uint32_t n)
-{
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < ndirty; i++)
-        if (dirty[i] - first >= n)
-            dirty[kept++] = dirty[i];
-    ndirty = kept;
 }
 
 /* ---- Acquire: invalidation ------------------------------------------------ */
@@ -400,6 +435,8 @@ static void invalidate(uint32_t p, uint32_t version)
 static void init(void)
 {
     dirty = region_page_table(sizeof *dirty, "the dirty page list");
+    copied_ring = region_page_table(sizeof *copied_ring, "the copied page ring");
+    queued = region_page_table(sizeof *queued, "the copied page flags");
     am_register(MSG_PAGE_REQ, on_page_req);
     am_register(MSG_PAGE_REP, on_page_rep);
     am_register(MSG_DIFF, on_diff);
@@ -410,7 +447,6 @@ const tsr_protocol hlrc_protocol = {
     .name = "hlrc",
     .init = init,
     .map = map,
-    .unmap = unmap,
     .fault = fault,
     .flush = flush,
     .invalidate = invalidate,

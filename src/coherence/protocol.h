@@ -49,6 +49,8 @@ typedef struct tsr_protocol {
 extern const tsr_protocol hlrc_protocol;
 extern const tsr_protocol munin_protocol;
 
+/* The protocol that keeps page `page` (NULL: not allocated). */
+const tsr_protocol *coh_protocol_of(uint32_t page);
 /* Records a notice this node produced or learned (coherence.c). */
 void coh_note(uint32_t page, uint32_t version);
 /* The current barrier epoch (the number of barriers this node has left). */

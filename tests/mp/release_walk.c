@@ -1,0 +1,103 @@
+/* A release costs what changed since the previous one, not all the memory
+ * the node has ever written (counted with release_pages and write_notices).
+ *
+ * Node 0 homes N pages and writes them all; every other node reads them
+ * all. After one release that announces what they copied, node 0 takes
+ * and releases a lock L times, writing one of the pages each time, while
+ * the others wait:
+ *   cache-only detection: the pages are sticky and nobody copies them in
+ *     the loop, so its releases examine and announce nothing;
+ *   TSR_WRITE_DETECT=all: each pair's write faults, so each pair examines
+ *     one page, and announces it where another node holds a copy.
+ * Either way at most 2 pages a pair (an acquire also ends an interval),
+ * with N far above that, and the lock's grants carry no notice node 0
+ * already has. Then node 1 re-reads R pages: under cache-only the
+ * home announces each once more (R to 2R: a fetch races the home's release,
+ * and a page whose copy is marked twice may be announced twice), under
+ * `all` none, since none is written. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera.h"
+
+#define PAGE 4096
+#define N 2048
+#define L 200
+#define R 10
+
+static int bad;
+
+static void check(const char *what, uint64_t got, uint64_t lo, uint64_t hi)
+{
+    if (got < lo || got > hi) {
+        printf("node %d: %s: %llu, expected %llu..%llu\n", tsr_node(), what,
+               (unsigned long long)got, (unsigned long long)lo, (unsigned long long)hi);
+        bad++;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    tsr_init(&argc, &argv);
+    int me = tsr_node(), others = tsr_nodes() > 1;
+    const char *mode = getenv("TSR_WRITE_DETECT");
+    int all = mode && !strcmp(mode, "all");
+    tsr_attr attr = TSR_ATTR_DEFAULT;
+    attr.home = TSR_HOME_NODE;
+    volatile char *mem = tsr_alloc_attr((size_t)N * PAGE, &attr);
+    if (me == 0)
+        for (int p = 0; p < N; p++)
+            mem[(size_t)p * PAGE] = 1;
+    tsr_barrier();
+    long sum = 0;
+    if (me != 0)
+        for (int p = 0; p < N; p++)
+            sum += mem[(size_t)p * PAGE];
+    tsr_barrier();
+
+    tsr_stats s0, s1;
+    if (me == 0) {
+        /* Node 0 may have left the barrier's release before the others
+         * fetched: one release now announces what they copied. */
+        tsr_lock(0);
+        tsr_unlock(0);
+        tsr_stats_get(&s0);
+        for (int i = 0; i < L; i++) {
+            tsr_lock(tsr_nodes() - 1);
+            mem[(size_t)i * PAGE] = 2;
+            tsr_unlock(tsr_nodes() - 1);
+        }
+        tsr_stats_get(&s1);
+        check("pages examined by the loop's releases", s1.release_pages - s0.release_pages,
+              all ? L : 0, all ? 2 * L : 0);
+        check("notices made by the loop's releases", s1.write_notices - s0.write_notices,
+              all && others ? L : 0, all && others ? L : 0);
+        /* A grant carries what the acquirer was not given yet, not every
+         * notice the lock has gathered (N of them after the first pair). */
+        check("bytes received by the loop", s1.bytes_received - s0.bytes_received, 0, L * 128);
+    }
+    tsr_barrier();
+    if (me == 0)
+        tsr_stats_get(&s0);
+    if (me == 1)
+        for (int p = 0; p < R; p++)
+            sum += mem[(size_t)p * PAGE];
+    tsr_barrier();
+    if (me == 0) {
+        tsr_lock(0); /* a release after every fetch of the interval */
+        tsr_unlock(0);
+        tsr_stats_get(&s1);
+        check("notices made for re-read pages", s1.write_notices - s0.write_notices,
+              !all && others ? R : 0, !all && others ? 2 * R : 0);
+    }
+    long want = me == 0 ? 0 : me == 1 ? N + 2 * R : N;
+    if (sum != want) {
+        printf("node %d: read sum %ld, expected %ld\n", me, sum, want);
+        bad++;
+    }
+    tsr_finalize();
+    if (!bad)
+        printf("node %d: PASS\n", me);
+    return bad != 0;
+}
