@@ -38,6 +38,7 @@ import argparse
 import csv
 import datetime as dt
 import json
+import math
 import os
 import platform
 import re
@@ -104,6 +105,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--mpi-nodes", help="MPI rank counts (default: the --nodes above 1)")
     p.add_argument("--impls", default=",".join(IMPLS),
                    help=f"implementations to run (default {','.join(IMPLS)})")
+    p.add_argument("--detect-both", action="store_true",
+                   help="run tessera-v for every application at every Tessera node count "
+                        "(not only Nautilus' three at the largest), for choosing the default "
+                        "write detection")
     p.add_argument("--name", help="results base name (default: quick or full)")
     p.add_argument("--timeout", type=float, help="seconds per run (default 300 full, 60 quick)")
     p.add_argument("--budget", type=float,
@@ -404,11 +409,12 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
                 if note not in skipped:
                     skipped.append(note)
                 continue
-            if (impl == "tessera-v" and app.name not in NAUTILUS_APPS
+            if (impl == "tessera-v" and app.name not in NAUTILUS_APPS and not cfg.detect_both
                     or impl == "tessera-munin" and app.name not in MUNIN_APPS):
                 continue
             nodes = ([1] if impl == "seq" else cfg.nodes if impl in ("tessera", "tessera-munin")
-                     else [max(cfg.nodes)] if impl == "tessera-v" else cfg.mpi_nodes)
+                     else (cfg.nodes if cfg.detect_both else [max(cfg.nodes)])
+                     if impl == "tessera-v" else cfg.mpi_nodes)
             todo += [(app, impl, n) for n in nodes]
     for note in skipped:
         print(f"harness: note: skipped {note}")
@@ -774,6 +780,28 @@ class Report:
                "stands where TreadMarks stood, as the reference.")
         return cap + "\n\n" + table(["application"] + apps, rows, "l")
 
+    def detection(self) -> str:
+        """Both home write detection modes over every application measured under
+        both: the figures that choose the default (TSR_WRITE_DETECT)."""
+        keys = sorted((a, n) for (a, i, n) in self.cells if i == "tessera-v"
+                      and (a, "tessera", n) in self.cells)
+        if len({a for a, _ in keys}) < 2:
+            return ""
+        rows = []
+        for a, n in keys:
+            tc, tv = self.secs(a, "tessera", n), self.secs(a, "tessera-v", n)
+            rows.append([a, self.star(n, str(n)), fmt_s(tc), fmt_s(tv), fmt_x(ratio(tc, tv)),
+                         fmt_n(self.counter(a, n, "write_faults")),
+                         fmt_n(self.counter(a, n, "write_faults", "tessera-v"))])
+        rs = [ratio(self.secs(a, "tessera", n), self.secs(a, "tessera-v", n)) for a, n in keys]
+        rs = [r for r in rs if r]
+        geo = math.exp(sum(math.log(r) for r in rs) / len(rs)) if rs else None
+        cap = ("**Write detection across the suite: cache-only (the default, Nautilus' NautCO) "
+               "against every home write detected (TSR_WRITE_DETECT=all, NautV).** ratio = "
+               f"cache-only time / all time; geometric mean {fmt_x(geo)}.")
+        return cap + "\n\n" + table(["application", "nodes", "cache-only s", "all s", "ratio",
+                                      "write faults cache-only", "write faults all"], rows, "l")
+
     def failures(self) -> str:
         bad = [r for r in self.runs if not r.ok]
         lines = []
@@ -794,7 +822,7 @@ class Report:
                  f"{h} Tessera traffic (medians, all nodes together)", self.traffic(),
                  f"{h} Against the papers"]
         parts += [s for s in (self.munin("mm", 3, "Matrix Multiply"),
-                              self.munin("sor", 5, "SOR"), self.nautilus()) if s]
+                              self.munin("sor", 5, "SOR"), self.nautilus(), self.detection()) if s]
         parts += [f"{h} Verification", self.failures()]
         if self.oversubscribed:
             parts.append(f"\\* more nodes (processes) than the machine's {self.cores} cores: "
