@@ -34,6 +34,7 @@ int tsr_init(int *argc, char ***argv)
     region_init();
     boot_start();
     am_init();
+    am_guard_range(region.app, region.size);
     coh_init();
     lock_init();
     barrier_init();

@@ -14,6 +14,9 @@
 static am_handler_fn handlers[MSG_COUNT];
 static const tsr_backend *backend = &tcp_backend;
 
+/* The application's view of shared memory (am_guard_range). */
+static const char *guard_lo, *guard_hi;
+
 static const char *const names[MSG_COUNT] = {
 #define TSR_MSG_NAME(name, a0, a1, a2, pl, meaning) #name,
     TSR_MESSAGES(TSR_MSG_NAME)
@@ -58,6 +61,18 @@ static am_msg *copy_msg(const am_msg *m)
     return c;
 }
 
+void am_guard_range(const void *base, size_t size)
+{
+    guard_lo = base;
+    guard_hi = guard_lo + size;
+}
+
+static int guarded(const void *payload, size_t len)
+{
+    const char *p = payload;
+    return len && p < guard_hi && p + len > guard_lo;
+}
+
 void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
              size_t len)
 {
@@ -68,6 +83,12 @@ void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const vo
         return;
     }
     count_sent(&m);
+    if (guarded(payload, len)) {
+        /* Copied here, with no lock held: the copy may fault, and the fault
+         * handler sends messages of its own (see am_guard_range). */
+        backend->post(dest, copy_msg(&m));
+        return;
+    }
     /* Try to write it at once; the backend copies it (via am_msg.heap = -1)
      * only if the socket cannot take all of it now. */
     m.heap = -1;

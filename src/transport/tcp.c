@@ -81,8 +81,10 @@ static void kick(void)
 }
 
 /* Writes as much of m as the socket takes: 1 when all of it is out, 0 when
- * the socket is full (or broken: the reader will see the end of file). */
-static int write_some(int fd, am_msg *m)
+ * the socket is full (or broken: the reader will see the end of file). A
+ * payload the kernel cannot read (EFAULT) is a bug, not back-pressure: it
+ * would be retried forever. */
+static int write_some(peer *p, am_msg *m)
 {
     static const char zeros[8];
     size_t plen = m->hdr.len, total = HDR_SIZE + PAD8(plen);
@@ -99,10 +101,13 @@ static int write_some(int fd, am_msg *m)
         if (pad > padoff)
             iov[n++] = (struct iovec){(char *)zeros, pad - padoff};
         struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
-        ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t w = sendmsg(p->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
+            if (errno == EFAULT)
+                log_die_status(1, "sending %s to node %d: its payload at %p is not readable",
+                               msg_name(m->hdr.type), (int)(p - peers), m->payload);
             return 0;
         }
         m->sent += (size_t)w;
@@ -120,7 +125,7 @@ static void tcp_post(int dest, am_msg *m)
 {
     peer *p = &peers[dest];
     spin_lock(&p->lock);
-    if (!p->head && write_some(p->fd, m)) {
+    if (!p->head && write_some(p, m)) {
         spin_unlock(&p->lock);
         release_msg(m);
         return;
@@ -160,7 +165,7 @@ static void tcp_expect_reply(void)
 static void flush_peer(peer *p)
 {
     spin_lock(&p->lock);
-    while (p->head && write_some(p->fd, p->head)) {
+    while (p->head && write_some(p, p->head)) {
         am_msg *m = p->head;
         p->head = m->next;
         if (!p->head)

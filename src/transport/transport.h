@@ -56,6 +56,13 @@ void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a
  * to poll rather than sleep (hybrid policy). Async-signal-safe. */
 void am_expect_reply(void);
 
+/* Names the application's view of shared memory. A payload there may lie
+ * in a page that is invalid on this node: touching it faults into the
+ * protocol, which sends messages of its own, so am_send copies such a
+ * payload before the backend takes any lock (a fault under a per-peer send
+ * lock would wait forever for that same lock). */
+void am_guard_range(const void *base, size_t size);
+
 /* Sends len bytes to dest, which returns them; waits for them into reply.
  * The transport's own round trip, for tests and benchmarks. */
 void am_echo(int dest, const void *buf, size_t len, void *reply);
