@@ -18,17 +18,16 @@
 #include "transport/transport.h"
 #include "util/config.h"
 #include "util/cpu.h"
+#include "util/guard.h"
 #include "util/log.h"
 
-static int initialized;
 static double t_start;
 
 int tsr_init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    if (initialized)
-        log_die("tsr_init called twice");
+    guard_start();
     t_start = now_s();
     config_load();
     region_init();
@@ -39,7 +38,6 @@ int tsr_init(int *argc, char ***argv)
     barrier_init();
     tcp_backend.start();
     detect_install();
-    initialized = 1;
     tsr_barrier();
     tsr_stats_reset();
     return 0;
@@ -47,21 +45,35 @@ int tsr_init(int *argc, char ***argv)
 
 void tsr_finalize(void)
 {
-    if (!initialized)
-        log_die("tsr_finalize called without tsr_init");
+    guard_check("tsr_finalize");
     tsr_barrier();
     stats_report();
     tcp_backend.shutdown();
     boot_fin();
-    initialized = 0;
+    guard_stop();
 }
 
-int tsr_node(void) { return cfg.node; }
-int tsr_nodes(void) { return cfg.nodes; }
-double tsr_wtime(void) { return now_s() - t_start; }
+int tsr_node(void)
+{
+    guard_check("tsr_node");
+    return cfg.node;
+}
+
+int tsr_nodes(void)
+{
+    guard_check("tsr_nodes");
+    return cfg.nodes;
+}
+
+double tsr_wtime(void)
+{
+    guard_check("tsr_wtime");
+    return now_s() - t_start;
+}
 
 void *tsr_alloc(size_t bytes)
 {
+    guard_check("tsr_alloc");
     tsr_attr attr = TSR_ATTR_DEFAULT;
     return tsr_alloc_attr(bytes, &attr);
 }
@@ -77,8 +89,7 @@ static void check_attr(const tsr_attr *a)
 
 void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
 {
-    if (!initialized)
-        log_die("tsr_alloc called before tsr_init");
+    guard_check("tsr_alloc_attr");
     check_attr(attr);
     if (bytes == 0)
         bytes = 1;
@@ -96,6 +107,7 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
 
 void tsr_free(void *ptr)
 {
+    guard_check("tsr_free");
     if (!ptr)
         return;
     if (!region_contains(ptr) || ((char *)ptr - region.app) % PAGE_SIZE)

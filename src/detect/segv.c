@@ -1,10 +1,14 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "coherence/coherence.h"
+#include "memory/region.h"
 #include "detect/detect.h"
+#include "util/guard.h"
 #include "util/log.h"
 
 static struct sigaction previous;
@@ -40,6 +44,12 @@ static void pass_on(int sig, siginfo_t *info, void *uctx)
 static void on_segv(int sig, siginfo_t *info, void *uctx)
 {
     int saved = errno;
+    /* Another thread would race the application thread over the page's
+     * state and the shared waiters: stop rather than compute wrong values. */
+    if (region_contains(info->si_addr) && !guard_on_app_thread())
+        log_die_status(1, "thread %d accessed shared memory at %p; Tessera serves only the thread "
+                       "that called tsr_init (there is no multi-thread mode)",
+                       (int)syscall(SYS_gettid), info->si_addr);
     if (coh_fault(info->si_addr, fault_is_write(uctx)) < 0)
         pass_on(sig, info, uctx);
     errno = saved;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "util/config.h"
+#include "util/guard.h"
 #include "util/io.h"
 #include "util/log.h"
 
@@ -13,6 +14,7 @@ tsr_counters stats;
 
 void tsr_stats_get(tsr_stats *out)
 {
+    guard_check("tsr_stats_get");
     memset(out, 0, sizeof *out);
 #define STATS_GET(name, text) out->name = atomic_load(&stats.name);
     STATS_COUNTERS(STATS_GET)
@@ -24,6 +26,7 @@ void tsr_stats_get(tsr_stats *out)
 
 void tsr_stats_reset(void)
 {
+    guard_check("tsr_stats_reset");
 #define STATS_ZERO(name, text) atomic_store(&stats.name, 0);
     STATS_COUNTERS(STATS_ZERO)
 #undef STATS_ZERO

@@ -8,6 +8,7 @@
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/cpu.h"
+#include "util/guard.h"
 #include "util/log.h"
 
 #define BARRIER_MANAGER 0
@@ -75,6 +76,7 @@ void barrier_init(void)
 
 void tsr_barrier(void)
 {
+    guard_check("tsr_barrier");
     double t0 = now_s();
     size_t counts = (size_t)cfg.nodes * sizeof(uint32_t);
     uint32_t *sent = calloc(1, counts);

@@ -9,6 +9,7 @@
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/cpu.h"
+#include "util/guard.h"
 #include "util/log.h"
 
 /* A node reading a lock's bound data while the lock is held: it is
@@ -207,6 +208,7 @@ void lock_prune(const notice_set *global)
 
 void tsr_lock(int id)
 {
+    guard_check("tsr_lock");
     check_id("tsr_lock", id);
     if (held_here[id])
         log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
@@ -232,6 +234,7 @@ void tsr_lock(int id)
 
 void tsr_unlock(int id)
 {
+    guard_check("tsr_unlock");
     check_id("tsr_unlock", id);
     if (!held_here[id])
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
