@@ -38,7 +38,8 @@ int tsr_init(int *argc, char ***argv)
     barrier_init();
     tcp_backend.start();
     detect_install();
-    tsr_barrier();
+    coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
+    barrier_collective(&sig);
     tsr_stats_reset();
     return 0;
 }
@@ -46,7 +47,8 @@ int tsr_init(int *argc, char ***argv)
 void tsr_finalize(void)
 {
     guard_check("tsr_finalize");
-    tsr_barrier();
+    coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
+    barrier_collective(&sig);
     stats_report();
     tcp_backend.shutdown();
     boot_fin();
@@ -101,7 +103,8 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
     coh_map(first, (uint32_t)pages, attr);
     /* No node may touch the pages before every node has mapped them: a diff
      * or page request must find the page's home and protocol set up. */
-    tsr_barrier();
+    coll_sig sig = coll_sig_of(COLL_ALLOC, bytes, attr);
+    barrier_collective(&sig);
     return page_app(first);
 }
 
@@ -113,7 +116,8 @@ void tsr_free(void *ptr)
     if (!region_contains(ptr) || ((char *)ptr - region.app) % PAGE_SIZE)
         log_die("tsr_free(%p): not an address returned by tsr_alloc", ptr);
     /* Collective: once every node is here nobody can still need the pages. */
-    tsr_barrier();
+    coll_sig sig = coll_sig_of(COLL_FREE, (uintptr_t)ptr, NULL);
+    barrier_collective(&sig);
     uint32_t first = page_of(ptr);
     uint32_t n = alloc_release(first);
     if (!n)

@@ -3,6 +3,7 @@
 
 #include "coherence/coherence.h"
 #include "stats/stats.h"
+#include "sync/collective.h"
 #include "sync/sync.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -20,6 +21,9 @@ static notice_set gathered;
 static uint32_t *expect;
 static int arrived;
 static uint64_t mgr_epoch;
+/* The epoch's first arrival: every other one must make the same call. */
+static coll_sig first_sig;
+static int first_node;
 
 /* Node side. */
 static uint64_t epoch;
@@ -29,15 +33,28 @@ static struct {
     uint32_t expected; /* counted messages to receive before leaving */
 } done;
 
+static void check_signature(int src, const char *wire)
+{
+    coll_sig sig;
+    memcpy(&sig, wire, sizeof sig);
+    if (!arrived) {
+        first_sig = sig;
+        first_node = src;
+    } else if (memcmp(&sig, &first_sig, sizeof sig)) {
+        coll_mismatch(mgr_epoch, first_node, &first_sig, src, &sig);
+    }
+}
+
 static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
 {
     if (h->arg[0] != mgr_epoch)
         log_die_status(1, "protocol error: node %d arrived at barrier %llu during barrier %llu",
                        src, (unsigned long long)h->arg[0], (unsigned long long)mgr_epoch);
     size_t nlen = h->arg[1], counts = (size_t)cfg.nodes * sizeof(uint32_t);
-    if (nlen + counts != h->len || notice_merge_wire(&gathered, payload, nlen))
+    if (nlen + counts + sizeof(coll_sig) != h->len || notice_merge_wire(&gathered, payload, nlen))
         log_die_status(1, "protocol error: malformed barrier arrival from node %d", src);
     const char *sent = (const char *)payload + nlen;
+    check_signature(src, sent + counts);
     for (int j = 0; j < cfg.nodes; j++) {
         uint32_t c;
         memcpy(&c, sent + (size_t)j * sizeof c, sizeof c);
@@ -77,6 +94,12 @@ void barrier_init(void)
 void tsr_barrier(void)
 {
     guard_check("tsr_barrier");
+    coll_sig sig = coll_sig_of(COLL_BARRIER, 0, NULL);
+    barrier_collective(&sig);
+}
+
+void barrier_collective(const coll_sig *sig)
+{
     double t0 = now_s();
     size_t counts = (size_t)cfg.nodes * sizeof(uint32_t);
     uint32_t *sent = calloc(1, counts);
@@ -85,14 +108,15 @@ void tsr_barrier(void)
     coh_barrier_release(sent);
     size_t len;
     void *notices = coh_all_notices(&len);
-    /* One message: the notices, then the counters of messages sent. */
-    char *msg = malloc(len + counts);
+    /* One message: the notices, the counters of messages sent, the call. */
+    char *msg = malloc(len + counts + sizeof *sig);
     if (!msg)
         log_die("out of memory (barrier)");
     memcpy(msg, notices, len);
     memcpy(msg + len, sent, counts);
+    memcpy(msg + len + counts, sig, sizeof *sig);
     waiter_init(&done.w, 1);
-    am_send(BARRIER_MANAGER, MSG_BARRIER_ARRIVE, epoch, len, 0, msg, len + counts);
+    am_send(BARRIER_MANAGER, MSG_BARRIER_ARRIVE, epoch, len, 0, msg, len + counts + sizeof *sig);
     free(notices);
     free(msg);
     free(sent);

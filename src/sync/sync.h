@@ -13,9 +13,13 @@
 #include <stddef.h>
 
 #include "coherence/notice.h"
+#include "sync/collective.h"
 
 void lock_init(void);
 void barrier_init(void);
+/* The barrier that ends (tsr_alloc) or begins (tsr_free) a collective call,
+ * or is one (tsr_barrier): carries the call's signature to the manager. */
+void barrier_collective(const coll_sig *sig);
 /* At the lock's manager: the data bound to lock `id` (tsr_hint_lock_data)
  * that the next grant will carry. */
 void lock_set_data(int id, const void *data, size_t len);

@@ -106,6 +106,17 @@ void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
     handlers[h->type](src, h, payload);
 }
 
+void am_abort(const char *cause)
+{
+    /* The backend's MSG_ABORT handler tells every other node, then exits. */
+    if (handlers[MSG_ABORT]) {
+        tsr_msg_hdr h = {(uint32_t)strlen(cause), MSG_ABORT, (uint16_t)cfg.node,
+                         {(uint64_t)-1, 0, 0}};
+        am_dispatch(cfg.node, &h, (void *)cause);
+    }
+    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s", cause);
+}
+
 typedef struct echo_ctx {
     waiter w;
     void *reply;

@@ -48,6 +48,11 @@ int main(int argc, char **argv)
         tsr_alloc(last() ? 8192 : 4096);
     if (!strcmp(mode, "alloc_count") && last())
         tsr_alloc(4096);
+    if (!strcmp(mode, "alloc_attr")) {
+        tsr_attr attr = TSR_ATTR_DEFAULT;
+        attr.home = last() ? TSR_HOME_CYCLIC : TSR_HOME_BLOCK;
+        tsr_alloc_attr(4096, &attr);
+    }
     if (!strcmp(mode, "skip_barrier")) {
         if (last())
             sleep(30); /* never reaches the barrier the others wait in */
@@ -62,7 +67,8 @@ int main(int argc, char **argv)
         tsr_lock(1);
         tsr_unlock(1);
     }
-    tsr_barrier();
+    if (strcmp(mode, "barrier_skipped") || !last())
+        tsr_barrier();
     tsr_finalize();
     if (!strcmp(mode, "lock_after_finalize"))
         tsr_lock(0);
