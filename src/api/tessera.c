@@ -13,6 +13,7 @@
 #include "memory/alloc.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "sync/stall.h"
 #include "sync/sync.h"
 #include "transport/backend.h"
 #include "transport/transport.h"
@@ -36,6 +37,7 @@ int tsr_init(int *argc, char ***argv)
     coh_init();
     lock_init();
     barrier_init();
+    stall_init();
     tcp_backend.start();
     detect_install();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);

@@ -4,6 +4,7 @@
 #include "coherence/coherence.h"
 #include "stats/stats.h"
 #include "sync/collective.h"
+#include "sync/stall.h"
 #include "sync/sync.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -101,6 +102,7 @@ void tsr_barrier(void)
 void barrier_collective(const coll_sig *sig)
 {
     double t0 = now_s();
+    stall_enter(epoch, sig);
     size_t counts = (size_t)cfg.nodes * sizeof(uint32_t);
     uint32_t *sent = calloc(1, counts);
     if (!sent)
@@ -120,7 +122,8 @@ void barrier_collective(const coll_sig *sig)
     free(notices);
     free(msg);
     free(sent);
-    waiter_wait(&done.w);
+    stall_wait(&done.w, -1);
+    stall_leave();
     epoch++;
     coh_barrier_done(&done.global, done.expected);
     lock_prune(&done.global);

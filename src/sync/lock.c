@@ -4,6 +4,7 @@
 
 #include "coherence/coherence.h"
 #include "stats/stats.h"
+#include "sync/stall.h"
 #include "sync/sync.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -197,6 +198,8 @@ void lock_init(void)
     am_register(MSG_LOCK_DATA, on_lock_data);
 }
 
+int lock_held_here(int id) { return held_here[id]; }
+
 void lock_prune(const notice_set *global)
 {
     pthread_mutex_lock(&mgr_mutex);
@@ -221,7 +224,7 @@ void tsr_lock(int id)
         am_send(m, MSG_LOCK_ACQ, (uint64_t)id, 0, 0, NULL, 0);
         STAT_ADD(remote_lock_acquires, 1);
     }
-    waiter_wait(&grant.w);
+    stall_wait(&grant.w, id);
     held_here[id] = 1;
     coh_acquire(grant.notices, grant.len);
     if (grant.dlen)

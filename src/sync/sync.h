@@ -23,6 +23,8 @@ void barrier_collective(const coll_sig *sig);
 /* At the lock's manager: the data bound to lock `id` (tsr_hint_lock_data)
  * that the next grant will carry. */
 void lock_set_data(int id, const void *data, size_t len);
+/* Whether this node holds lock `id` (the stall detector asks). */
+int lock_held_here(int id);
 /* Drops lock notices that a barrier has made every node act on. */
 void lock_prune(const notice_set *global);
 
