@@ -42,7 +42,6 @@ int tsr_init(int *argc, char ***argv)
     detect_install();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
     barrier_collective(&sig);
-    tsr_stats_reset();
     return 0;
 }
 
@@ -51,10 +50,13 @@ void tsr_finalize(void)
     guard_check("tsr_finalize");
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
     barrier_collective(&sig);
-    stats_report();
+    int stats_lost = stats_report();
     tcp_backend.shutdown();
     boot_fin();
     guard_stop();
+    /* After the shutdown, so that the other nodes finish cleanly. */
+    if (stats_lost)
+        log_die("tsr_finalize: stopping with status 1: the statistics were not written");
 }
 
 int tsr_node(void)

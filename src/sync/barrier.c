@@ -66,8 +66,13 @@ static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
     size_t len = (size_t)gathered.n * NOTICE_WIRE;
     void *buf = malloc(len + 1);
     notice_encode(&gathered, 0, buf);
-    for (int i = 0; i < cfg.nodes; i++)
+    /* This node last: its application thread, once released, must find
+     * every other node's release counted in messages_sent (tsr_finalize
+     * takes the statistics right after its barrier). */
+    for (int k = 1; k <= cfg.nodes; k++) {
+        int i = (cfg.node + k) % cfg.nodes;
         am_send(i, MSG_BARRIER_DONE, mgr_epoch, expect[i], 0, buf, len);
+    }
     free(buf);
     memset(expect, 0, (size_t)cfg.nodes * sizeof *expect);
     notice_clear(&gathered);
@@ -108,6 +113,7 @@ void barrier_collective(const coll_sig *sig)
     if (!sent)
         log_die("out of memory (barrier)");
     coh_barrier_release(sent);
+    lock_count_releases(sent);
     size_t len;
     void *notices = coh_all_notices(&len);
     /* One message: the notices, the counters of messages sent, the call. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "coherence/coherence.h"
+#include "coherence/protocol.h"
 #include "stats/stats.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
@@ -37,6 +38,11 @@ typedef struct lock_mgr {
 static lock_mgr *mgr;
 static pthread_mutex_t mgr_mutex = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char held_here[TSR_MAX_LOCKS];
+/* Releases sent to each manager since the last barrier. A release has no
+ * reply, so the barrier counts them (lock_count_releases): a manager
+ * leaves the barrier only once it has every release of the epoch, which
+ * also makes the statistics taken after tsr_finalize's barrier balance. */
+static uint32_t *releases_sent;
 
 /* The grant this node's application thread waits for. */
 static struct {
@@ -145,6 +151,7 @@ static void on_lock_acq(int src, const tsr_msg_hdr *h, void *payload)
 static void on_lock_rel(int src, const tsr_msg_hdr *h, void *payload)
 {
     mgr_release((int)h->arg[0], payload, h->arg[1], h->len);
+    coh_counted_arrival((uint32_t)h->arg[2]);
 }
 
 static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
@@ -189,7 +196,8 @@ void lock_set_data(int id, const void *data, size_t len)
 void lock_init(void)
 {
     mgr = calloc(TSR_MAX_LOCKS, sizeof *mgr);
-    if (!mgr)
+    releases_sent = calloc((size_t)cfg.nodes, sizeof *releases_sent);
+    if (!mgr || !releases_sent)
         log_die("out of memory (lock table)");
     am_register(MSG_LOCK_ACQ, on_lock_acq);
     am_register(MSG_LOCK_REL, on_lock_rel);
@@ -199,6 +207,13 @@ void lock_init(void)
 }
 
 int lock_held_here(int id) { return held_here[id]; }
+
+void lock_count_releases(uint32_t *sent)
+{
+    for (int j = 0; j < cfg.nodes; j++)
+        sent[j] += releases_sent[j];
+    memset(releases_sent, 0, (size_t)cfg.nodes * sizeof *releases_sent);
+}
 
 void lock_prune(const notice_set *global)
 {
@@ -253,10 +268,12 @@ void tsr_unlock(int id)
         memcpy(msg + nlen, data, dlen);
     held_here[id] = 0;
     int m = manager_of(id);
-    if (m == cfg.node)
+    if (m == cfg.node) {
         mgr_release(id, msg, nlen, nlen + dlen);
-    else
-        am_send(m, MSG_LOCK_REL, (uint64_t)id, nlen, 0, msg, nlen + dlen);
+    } else {
+        am_send(m, MSG_LOCK_REL, (uint64_t)id, nlen, coh_epoch(), msg, nlen + dlen);
+        releases_sent[m]++;
+    }
     free(notices);
     free(data);
     free(msg);

@@ -11,6 +11,7 @@
 #define TSR_SYNC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "coherence/notice.h"
 #include "sync/collective.h"
@@ -25,6 +26,9 @@ void barrier_collective(const coll_sig *sig);
 void lock_set_data(int id, const void *data, size_t len);
 /* Whether this node holds lock `id` (the stall detector asks). */
 int lock_held_here(int id);
+/* At a barrier arrival: adds the releases sent to each manager since the
+ * last barrier to sent[] (the barrier's counted messages). */
+void lock_count_releases(uint32_t *sent);
 /* Drops lock notices that a barrier has made every node act on. */
 void lock_prune(const notice_set *global);
 

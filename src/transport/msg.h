@@ -17,7 +17,7 @@
     X(MSG_DIFF_ACK,       "count",               "waiter",       "-",            "(page,version)*",          "diffs applied; the versions they produced") \
     X(MSG_LOCK_ACQ,       "lock",                "-",            "-",            "-",                        "ask the lock's manager for the lock") \
     X(MSG_LOCK_GRANT,     "lock",                "notice bytes", "-",            "notices, bound data",      "the lock, with the write notices and the data bound to it") \
-    X(MSG_LOCK_REL,       "lock",                "notice bytes", "-",            "notices, bound data",      "give the lock back, with the releaser's new notices and the bound data") \
+    X(MSG_LOCK_REL,       "lock",                "notice bytes", "epoch",        "notices, bound data",      "give the lock back, with the releaser's new notices and the bound data (counted by the barrier ending epoch)") \
     X(MSG_BARRIER_ARRIVE, "epoch",               "notice bytes", "-",            "notices, u32 sent[nodes], call", "a node reached the barrier; the notices it knows, the unacked messages it sent to each node, and the collective call it is in (kind, size, attributes hash)") \
     X(MSG_BARRIER_DONE,   "epoch",               "expected",     "-",            "notices",                  "every node arrived; the union of their notices; how many unacked messages the receiver must await") \
     X(MSG_MU_REQ,         "page,n,want",         "reply",        "-",            "-",                        "Munin: ask a page's manager for pages [page, page+n) with access `want`") \
