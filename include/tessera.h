@@ -135,7 +135,10 @@ double tsr_wtime(void);
 /* ---- Statistics ----------------------------------------------------------- */
 
 /* Counters of this node since start or the last tsr_stats_reset(). The same
- * names appear in the TSR_STATS table and in the TSR_STATS_JSON objects. */
+ * names appear in the TSR_STATS table and in the TSR_STATS_JSON objects,
+ * which are taken after tsr_finalize's barrier: summed over the nodes,
+ * messages sent then equal messages received. tsr_stats_reset() is not
+ * collective: it zeroes this node's counters alone, at once. */
 typedef struct tsr_stats {
     uint64_t messages_sent;
     uint64_t bytes_sent;

@@ -13,22 +13,22 @@
 #include "memory/alloc.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "sync/stall.h"
 #include "sync/sync.h"
 #include "transport/backend.h"
 #include "transport/transport.h"
 #include "util/config.h"
 #include "util/cpu.h"
+#include "util/guard.h"
 #include "util/log.h"
 
-static int initialized;
 static double t_start;
 
 int tsr_init(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    if (initialized)
-        log_die("tsr_init called twice");
+    guard_start();
     t_start = now_s();
     config_load();
     region_init();
@@ -38,31 +38,49 @@ int tsr_init(int *argc, char ***argv)
     coh_init();
     lock_init();
     barrier_init();
+    stall_init();
     tcp_backend.start();
     detect_install();
-    initialized = 1;
-    tsr_barrier();
-    tsr_stats_reset();
+    coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
+    barrier_collective(&sig);
     return 0;
 }
 
 void tsr_finalize(void)
 {
-    if (!initialized)
-        log_die("tsr_finalize called without tsr_init");
-    tsr_barrier();
-    stats_report();
+    guard_check("tsr_finalize");
+    coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
+    barrier_collective(&sig);
+    int stats_lost = stats_report();
     tcp_backend.shutdown();
     boot_fin();
-    initialized = 0;
+    guard_stop();
+    /* After the shutdown, so that the other nodes finish cleanly. */
+    if (stats_lost)
+        log_die("tsr_finalize: stopping with status 1: the statistics were not written");
 }
 
-int tsr_node(void) { return cfg.node; }
-int tsr_nodes(void) { return cfg.nodes; }
-double tsr_wtime(void) { return now_s() - t_start; }
+int tsr_node(void)
+{
+    guard_check("tsr_node");
+    return cfg.node;
+}
+
+int tsr_nodes(void)
+{
+    guard_check("tsr_nodes");
+    return cfg.nodes;
+}
+
+double tsr_wtime(void)
+{
+    guard_check("tsr_wtime");
+    return now_s() - t_start;
+}
 
 void *tsr_alloc(size_t bytes)
 {
+    guard_check("tsr_alloc");
     tsr_attr attr = TSR_ATTR_DEFAULT;
     return tsr_alloc_attr(bytes, &attr);
 }
@@ -78,8 +96,7 @@ static void check_attr(const tsr_attr *a)
 
 void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
 {
-    if (!initialized)
-        log_die("tsr_alloc called before tsr_init");
+    guard_check("tsr_alloc_attr");
     check_attr(attr);
     if (bytes == 0)
         bytes = 1;
@@ -91,18 +108,21 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
     coh_map(first, (uint32_t)pages, attr);
     /* No node may touch the pages before every node has mapped them: a diff
      * or page request must find the page's home and protocol set up. */
-    tsr_barrier();
+    coll_sig sig = coll_sig_of(COLL_ALLOC, bytes, attr);
+    barrier_collective(&sig);
     return page_app(first);
 }
 
 void tsr_free(void *ptr)
 {
+    guard_check("tsr_free");
     if (!ptr)
         return;
     if (!region_contains(ptr) || ((char *)ptr - region.app) % PAGE_SIZE)
         log_die("tsr_free(%p): not an address returned by tsr_alloc", ptr);
     /* Collective: once every node is here nobody can still need the pages. */
-    tsr_barrier();
+    coll_sig sig = coll_sig_of(COLL_FREE, (uintptr_t)ptr, NULL);
+    barrier_collective(&sig);
     uint32_t first = page_of(ptr);
     uint32_t n = alloc_release(first);
     if (!n)

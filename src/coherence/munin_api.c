@@ -10,6 +10,7 @@
 #include "memory/region.h"
 #include "sync/sync.h"
 #include "util/config.h"
+#include "util/guard.h"
 #include "util/log.h"
 
 #define I TSR_MUNIN_INVALIDATE
@@ -38,11 +39,13 @@ unsigned tsr_munin_params(tsr_annotation annot)
 
 int64_t tsr_reduce_i64(int64_t *addr, tsr_op op, int64_t value)
 {
+    guard_check("tsr_reduce_i64");
     return (int64_t)munin_reduce(addr, op, 0, (uint64_t)value);
 }
 
 double tsr_reduce_f64(double *addr, tsr_op op, double value)
 {
+    guard_check("tsr_reduce_f64");
     uint64_t bits, old;
     memcpy(&bits, &value, sizeof bits);
     old = munin_reduce(addr, op, 1, bits);
@@ -66,6 +69,7 @@ static void restart(uint32_t first, uint32_t n, int annot, unsigned params)
 
 void tsr_hint_phase_change(void *ptr)
 {
+    guard_check("tsr_hint_phase_change");
     uint32_t first, n;
     int annot;
     unsigned params;
@@ -76,6 +80,7 @@ void tsr_hint_phase_change(void *ptr)
 
 void tsr_hint_change_annotation(void *ptr, tsr_annotation annot)
 {
+    guard_check("tsr_hint_change_annotation");
     uint32_t first, n;
     munin_object("tsr_hint_change_annotation", ptr, &first, &n);
     if (annot < TSR_CONVENTIONAL || annot >= TSR_ANNOT_PARAMS)
@@ -85,6 +90,7 @@ void tsr_hint_change_annotation(void *ptr, tsr_annotation annot)
 
 void tsr_hint_invalidate(void *ptr)
 {
+    guard_check("tsr_hint_invalidate");
     uint32_t first, n;
     munin_object("tsr_hint_invalidate", ptr, &first, &n);
     munin_drop(first, n);
@@ -92,6 +98,7 @@ void tsr_hint_invalidate(void *ptr)
 
 void tsr_hint_flush(void *ptr)
 {
+    guard_check("tsr_hint_flush");
     uint32_t first, n;
     munin_object("tsr_hint_flush", ptr, &first, &n);
     munin_flush_object(first, n);
@@ -99,6 +106,7 @@ void tsr_hint_flush(void *ptr)
 
 void tsr_hint_single_object(void *ptr)
 {
+    guard_check("tsr_hint_single_object");
     uint32_t first, n;
     munin_object("tsr_hint_single_object", ptr, &first, &n);
     munin_set_single(first, n);
@@ -106,6 +114,7 @@ void tsr_hint_single_object(void *ptr)
 
 void tsr_hint_preacquire(void *ptr)
 {
+    guard_check("tsr_hint_preacquire");
     uint32_t first, n;
     munin_object("tsr_hint_preacquire", ptr, &first, &n);
     munin_fetch(first, n);
@@ -115,6 +124,7 @@ void tsr_hint_preacquire(void *ptr)
  * keeps it as the lock's data; from then on the object lives with the lock. */
 void tsr_hint_lock_data(int lock, void *ptr)
 {
+    guard_check("tsr_hint_lock_data");
     uint32_t first, n;
     munin_object("tsr_hint_lock_data", ptr, &first, &n);
     if (lock < 0 || lock >= TSR_MAX_LOCKS)

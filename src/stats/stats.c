@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "util/config.h"
+#include "util/guard.h"
 #include "util/io.h"
 #include "util/log.h"
 
@@ -13,6 +14,7 @@ tsr_counters stats;
 
 void tsr_stats_get(tsr_stats *out)
 {
+    guard_check("tsr_stats_get");
     memset(out, 0, sizeof *out);
 #define STATS_GET(name, text) out->name = atomic_load(&stats.name);
     STATS_COUNTERS(STATS_GET)
@@ -24,6 +26,7 @@ void tsr_stats_get(tsr_stats *out)
 
 void tsr_stats_reset(void)
 {
+    guard_check("tsr_stats_reset");
 #define STATS_ZERO(name, text) atomic_store(&stats.name, 0);
     STATS_COUNTERS(STATS_ZERO)
 #undef STATS_ZERO
@@ -52,7 +55,8 @@ static void print_table(const tsr_stats *s)
     io_write_all(STDERR_FILENO, buf, (size_t)n);
 }
 
-static void append_json(const tsr_stats *s)
+/* Returns -1, having said why, when the line could not be written whole. */
+static int append_json(const tsr_stats *s)
 {
     char buf[4096];
     int n = snprintf(buf, sizeof buf, "{\"node\":%d,\"nodes\":%d", cfg.node, cfg.nodes);
@@ -66,20 +70,23 @@ static void append_json(const tsr_stats *s)
 #undef STATS_JSON_TIME
     n += snprintf(buf + n, sizeof buf - (size_t)n, "}\n");
     int fd = open(cfg.stats_json, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
+    int failed = fd < 0 || io_write_all(fd, buf, (size_t)n);
+    if (fd >= 0 && close(fd))
+        failed = 1;
+    if (failed) {
         log_warn("cannot write statistics to TSR_STATS_JSON=%s: %m", cfg.stats_json);
-        return;
+        return -1;
     }
-    io_write_all(fd, buf, (size_t)n);
-    close(fd);
+    return 0;
 }
 
-void stats_report(void)
+int stats_report(void)
 {
     tsr_stats s;
     tsr_stats_get(&s);
     if (cfg.stats)
         print_table(&s);
     if (cfg.stats_json && *cfg.stats_json)
-        append_json(&s);
+        return append_json(&s);
+    return 0;
 }

@@ -53,7 +53,10 @@ extern tsr_counters stats;
 #define STAT_ADD(field, n) atomic_fetch_add_explicit(&stats.field, (uint64_t)(n), memory_order_relaxed)
 #define STAT_TIME(field, seconds) STAT_ADD(field##_ns, (seconds) * 1e9)
 
-/* At tsr_finalize: the table (TSR_STATS=1) and the JSON line (TSR_STATS_JSON). */
-void stats_report(void);
+/* At tsr_finalize, after its barrier: every message of the job has been
+ * received then, so the nodes' counters balance. Prints the table
+ * (TSR_STATS=1) and appends the JSON line (TSR_STATS_JSON); returns -1,
+ * having printed the cause, if the JSON line could not be written. */
+int stats_report(void);
 
 #endif

@@ -3,12 +3,15 @@
 #include <string.h>
 
 #include "coherence/coherence.h"
+#include "coherence/protocol.h"
 #include "stats/stats.h"
+#include "sync/stall.h"
 #include "sync/sync.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/cpu.h"
+#include "util/guard.h"
 #include "util/log.h"
 
 /* A node reading a lock's bound data while the lock is held: it is
@@ -40,6 +43,11 @@ typedef struct lock_mgr {
 static lock_mgr *mgr;
 static pthread_mutex_t mgr_mutex = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char held_here[TSR_MAX_LOCKS];
+/* Releases sent to each manager since the last barrier. A release has no
+ * reply, so the barrier counts them (lock_count_releases): a manager
+ * leaves the barrier only once it has every release of the epoch, which
+ * also makes the statistics taken after tsr_finalize's barrier balance. */
+static uint32_t *releases_sent;
 
 /* The grant this node's application thread waits for. */
 static struct {
@@ -155,6 +163,7 @@ static void on_lock_acq(int src, const tsr_msg_hdr *h, void *payload)
 static void on_lock_rel(int src, const tsr_msg_hdr *h, void *payload)
 {
     mgr_release((int)h->arg[0], src, payload, h->arg[1], h->len);
+    coh_counted_arrival((uint32_t)h->arg[2]);
 }
 
 static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
@@ -199,13 +208,23 @@ void lock_set_data(int id, const void *data, size_t len)
 void lock_init(void)
 {
     mgr = calloc(TSR_MAX_LOCKS, sizeof *mgr);
-    if (!mgr)
+    releases_sent = calloc((size_t)cfg.nodes, sizeof *releases_sent);
+    if (!mgr || !releases_sent)
         log_die("out of memory (lock table)");
     am_register(MSG_LOCK_ACQ, on_lock_acq);
     am_register(MSG_LOCK_REL, on_lock_rel);
     am_register(MSG_LOCK_GRANT, on_lock_grant);
     am_register(MSG_LOCK_PEEK, on_lock_peek);
     am_register(MSG_LOCK_DATA, on_lock_data);
+}
+
+int lock_held_here(int id) { return held_here[id]; }
+
+void lock_count_releases(uint32_t *sent)
+{
+    for (int j = 0; j < cfg.nodes; j++)
+        sent[j] += releases_sent[j];
+    memset(releases_sent, 0, (size_t)cfg.nodes * sizeof *releases_sent);
 }
 
 void lock_prune(const notice_set *global)
@@ -219,6 +238,7 @@ void lock_prune(const notice_set *global)
 
 void tsr_lock(int id)
 {
+    guard_check("tsr_lock");
     check_id("tsr_lock", id);
     if (held_here[id])
         log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
@@ -231,7 +251,7 @@ void tsr_lock(int id)
         am_send(m, MSG_LOCK_ACQ, (uint64_t)id, 0, 0, NULL, 0);
         STAT_ADD(remote_lock_acquires, 1);
     }
-    waiter_wait(&grant.w);
+    stall_wait(&grant.w, id);
     held_here[id] = 1;
     coh_acquire(grant.notices, grant.len);
     if (grant.dlen)
@@ -244,6 +264,7 @@ void tsr_lock(int id)
 
 void tsr_unlock(int id)
 {
+    guard_check("tsr_unlock");
     check_id("tsr_unlock", id);
     if (!held_here[id])
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
@@ -259,10 +280,12 @@ void tsr_unlock(int id)
         memcpy(msg + nlen, data, dlen);
     held_here[id] = 0;
     int m = manager_of(id);
-    if (m == cfg.node)
+    if (m == cfg.node) {
         mgr_release(id, cfg.node, msg, nlen, nlen + dlen);
-    else
-        am_send(m, MSG_LOCK_REL, (uint64_t)id, nlen, 0, msg, nlen + dlen);
+    } else {
+        am_send(m, MSG_LOCK_REL, (uint64_t)id, nlen, coh_epoch(), msg, nlen + dlen);
+        releases_sent[m]++;
+    }
     free(notices);
     free(data);
     free(msg);

@@ -42,8 +42,15 @@ static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, con
     m->heap = 0;
 }
 
+/* The shutdown handshake (MSG_BYE) is not counted: it follows the moment
+ * tsr_finalize takes the statistics, and a peer that takes them later would
+ * count as received what its sender never counted as sent. */
+static int counted(int type) { return type != MSG_BYE; }
+
 static void count_sent(const am_msg *m)
 {
+    if (!counted(m->hdr.type))
+        return;
     STAT_ADD(messages_sent, 1);
     STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + m->hdr.len);
 }
@@ -117,7 +124,7 @@ am_msg *am_detach(am_msg *m) { return copy_msg(m); }
 
 void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
 {
-    if (src != cfg.node) {
+    if (src != cfg.node && counted(h->type)) {
         STAT_ADD(messages_received, 1);
         STAT_ADD(bytes_received, sizeof *h + h->len);
     }
@@ -125,6 +132,17 @@ void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
         log_die_status(1, "protocol error: message type %u from node %d has no handler", h->type,
                        src);
     handlers[h->type](src, h, payload);
+}
+
+void am_abort(const char *cause)
+{
+    /* The backend's MSG_ABORT handler tells every other node, then exits. */
+    if (handlers[MSG_ABORT]) {
+        tsr_msg_hdr h = {(uint32_t)strlen(cause), MSG_ABORT, (uint16_t)cfg.node,
+                         {(uint64_t)-1, 0, 0}};
+        am_dispatch(cfg.node, &h, (void *)cause);
+    }
+    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s", cause);
 }
 
 typedef struct echo_ctx {

@@ -17,8 +17,8 @@
     X(MSG_DIFF_ACK,       "count",               "waiter",       "-",            "(page,version)*",          "diffs applied; the versions they produced") \
     X(MSG_LOCK_ACQ,       "lock",                "-",            "-",            "-",                        "ask the lock's manager for the lock") \
     X(MSG_LOCK_GRANT,     "lock",                "notice bytes", "-",            "notices, bound data",      "the lock, with the write notices and the data bound to it") \
-    X(MSG_LOCK_REL,       "lock",                "notice bytes", "-",            "notices, bound data",      "give the lock back, with the releaser's new notices and the bound data") \
-    X(MSG_BARRIER_ARRIVE, "epoch",               "notice bytes", "-",            "notices, u32 sent[nodes]", "a node reached the barrier; the notices it knows and the unacked messages it sent to each node") \
+    X(MSG_LOCK_REL,       "lock",                "notice bytes", "epoch",        "notices, bound data",      "give the lock back, with the releaser's new notices and the bound data (counted by the barrier ending epoch)") \
+    X(MSG_BARRIER_ARRIVE, "epoch",               "notice bytes", "-",            "notices, u32 sent[nodes], call", "a node reached the barrier; the notices it knows, the unacked messages it sent to each node, and the collective call it is in (kind, size, attributes hash)") \
     X(MSG_BARRIER_DONE,   "epoch",               "expected",     "-",            "notices",                  "every node arrived; the union of their notices; how many unacked messages the receiver must await") \
     X(MSG_MU_REQ,         "page,n,want",         "reply",        "-",            "-",                        "Munin: ask a page's manager for pages [page, page+n) with access `want`") \
     X(MSG_MU_GRANT,       "page,n,access,flags", "reply",        "copyset",      "n pages or -",             "Munin: the access granted (with the pages' bytes when flags say so), or a refusal") \
@@ -32,6 +32,8 @@
     X(MSG_MU_REDUCE_REP,  "-",                   "reply",        "old value",    "-",                        "Munin: the value before the operation") \
     X(MSG_LOCK_PEEK,      "lock",                "reply",        "-",            "-",                        "read the data bound to a lock without taking it (served when the lock is free)") \
     X(MSG_LOCK_DATA,      "lock",                "reply",        "-",            "bound data or -",          "the data bound to a lock, for a MSG_LOCK_PEEK") \
+    X(MSG_WHERE_ASK,      "question",            "lock or -1",   "-",            "-",                        "stall detector: the sender has waited long; where is the receiver (and does it hold this lock)?") \
+    X(MSG_WHERE,          "question",            "-",            "-",            "where record",             "stall detector: the last collective call entered, still in it or not, the lock waited for, the lock held") \
     X(MSG_ECHO_REQ,       "-",                   "waiter",       "-",            "any",                      "transport round-trip probe (bench)") \
     X(MSG_ECHO_REP,       "-",                   "waiter",       "-",            "any",                      "reply to MSG_ECHO_REQ with the same payload") \
     X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \

@@ -220,8 +220,8 @@ static void peer_lost(int i)
 
 static void on_abort(int src, const tsr_msg_hdr *h, void *payload)
 {
-    char cause[128];
-    snprintf(cause, sizeof cause, "%.*s", (int)(h->len < 127 ? h->len : 127), (char *)payload);
+    char cause[512];
+    snprintf(cause, sizeof cause, "%.*s", (int)(h->len < 511 ? h->len : 511), (char *)payload);
     stop_because((int)(int64_t)h->arg[0], cause, src);
 }
 

@@ -66,6 +66,10 @@ void am_guard_range(const void *base, size_t size);
 /* Sends len bytes to dest, which returns them; waits for them into reply.
  * The transport's own round trip, for tests and benchmarks. */
 void am_echo(int dest, const void *buf, size_t len, void *reply);
+/* Stops the whole job: every node, this one included, exits naming `cause`
+ * (the MSG_ABORT path a node's failure takes). Callable from any thread. */
+void am_abort(const char *cause) __attribute__((noreturn));
+
 /* Registers the transport's own handlers (echo). */
 void am_init(void);
 

@@ -3,6 +3,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "transport/transport.h"
@@ -16,7 +17,8 @@ void waiter_done(waiter *w)
         syscall(SYS_futex, &w->pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void waiter_wait(waiter *w)
+/* The spin before sleeping, as TSR_PROGRESS says. */
+static void spin(waiter *w)
 {
     if (cfg.progress != PROGRESS_BLOCK) {
         am_expect_reply();
@@ -32,7 +34,26 @@ void waiter_wait(waiter *w)
                 cpu_relax();
         }
     }
+}
+
+void waiter_wait(waiter *w)
+{
+    spin(w);
     uint32_t v;
     while ((v = atomic_load_explicit(&w->pending, memory_order_acquire)) != 0)
         syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+
+int waiter_wait_until(waiter *w, double deadline)
+{
+    spin(w);
+    uint32_t v;
+    while ((v = atomic_load_explicit(&w->pending, memory_order_acquire)) != 0) {
+        double left = deadline - now_s();
+        if (left <= 0)
+            return -1;
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+    }
+    return 0;
 }

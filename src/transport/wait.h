@@ -20,5 +20,7 @@ static inline void waiter_init(waiter *w, uint32_t count) { atomic_store(&w->pen
 void waiter_done(waiter *w);
 /* Returns when pending reaches zero. */
 void waiter_wait(waiter *w);
+/* The same, giving up at `deadline` (now_s() clock): 0 done, -1 not yet. */
+int waiter_wait_until(waiter *w, double deadline);
 
 #endif

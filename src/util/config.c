@@ -100,4 +100,6 @@ void config_load(void)
     cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 1);
     cfg.connect_timeout_s = (double)env_long("TSR_CONNECT_TIMEOUT", 30, 1, 3600);
     cfg.fetch_ahead = (uint32_t)env_long("TSR_FETCH_AHEAD", 16, 1, 256);
+    cfg.stall_warn_s = (unsigned)env_long("TSR_STALL_WARN", 10, 0, 86400);
+    cfg.stall_abort_s = (unsigned)env_long("TSR_STALL_ABORT", 0, 0, 86400);
 }

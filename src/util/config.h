@@ -23,6 +23,8 @@ typedef struct tsr_config {
     int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */
     uint32_t fetch_ahead;     /* TSR_FETCH_AHEAD: most pages one fetch brings */
+    unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */
+    unsigned stall_abort_s;   /* TSR_STALL_ABORT: stop the job after it (0: never) */
 } tsr_config;
 
 extern tsr_config cfg;

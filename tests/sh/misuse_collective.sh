@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Nodes that make different collective calls stop at the call where they
+# part ways, every node naming both calls, instead of allocating at
+# different addresses or waiting forever.
+. tests/lib.sh
+P=$B/tests/mp/misuse
+
+# mismatch CALL_A CALL_B: the message, whichever of the two arrived first.
+mismatch() { printf 'collective mismatch at call #2: \\(%s where %s\\|%s where %s\\)' "$1" "$2" "$2" "$1"; }
+
+expect_fail "tsr_alloc sizes differ (2 nodes)" "node 1: stopping: $(mismatch 'node 1 called tsr_alloc(8192)' 'node 0 called tsr_alloc(4096)')" $TSRUN -n 2 $P alloc_size
+expect_fail "tsr_alloc sizes differ (4 nodes)" "node 2: stopping: $(mismatch 'node 3 called tsr_alloc(8192)' 'node [0-2] called tsr_alloc(4096)')" $TSRUN -n 4 $P alloc_size
+expect_fail "tsr_alloc attributes differ" "$(mismatch 'node 2 called tsr_alloc_attr(4096, attributes with hash [0-9a-f]*)' 'node [01] called tsr_alloc(4096)')" $TSRUN -n 3 $P alloc_attr
+expect_fail "one more tsr_alloc on one node" "node 0: stopping: $(mismatch 'node 2 called tsr_alloc(4096)' 'node [01] called tsr_barrier()')" $TSRUN -n 3 $P alloc_count
+expect_fail "a barrier skipped before tsr_finalize" "$(mismatch 'node 2 called tsr_finalize()' 'node [01] called tsr_barrier()')" $TSRUN -n 3 $P barrier_skipped
+expect_ok "the same calls everywhere pass (4 nodes)" "^done" $TSRUN -n 4 $P none
+finish
