@@ -63,8 +63,9 @@ static uint32_t parse_boot_addr(const char *s, uint16_t *port)
     memcpy(host, s, (size_t)(colon - s));
     host[colon - s] = 0;
     struct in_addr in;
-    long p = strtol(colon + 1, NULL, 10);
-    if (inet_pton(AF_INET, host, &in) != 1 || p <= 0 || p > 65535)
+    char *end;
+    long p = strtol(colon + 1, &end, 10);
+    if (inet_pton(AF_INET, host, &in) != 1 || end == colon + 1 || *end || p <= 0 || p > 65535)
         log_die("TSR_BOOT='%s' is not an IPv4 host:port", s);
     *port = htons((uint16_t)p);
     return in.s_addr;
@@ -201,7 +202,8 @@ void boot_start(void)
         boot.peer_fd[i] = -1;
     if (!cfg.boot)
         return;
-    if (strlen(cfg.secret) != BOOT_SECRET_LEN)
+    if (strlen(cfg.secret) != BOOT_SECRET_LEN ||
+        strspn(cfg.secret, "0123456789abcdefABCDEF") != BOOT_SECRET_LEN)
         log_die("TSR_SECRET must be %d hex characters", BOOT_SECRET_LEN);
     uint16_t unused;
     uint32_t addr = parse_boot_addr(cfg.boot, &unused);

@@ -12,6 +12,9 @@
 
 tsr_region region;
 
+_Static_assert(TSR_MEMORY_MAX == (size_t)UINT32_MAX * PAGE_SIZE,
+               "TSR_MEMORY_MAX must be the most pages a 32-bit page number counts");
+
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
