@@ -26,7 +26,8 @@ TSRUN    := $(BUILD)/bin/tsrun
 
 # The library exports only the API that include/tessera.h marks TSR_API.
 # SO_VERSION follows TSR_VERSION_MAJOR/MINOR in tessera.h; the soname carries
-# the major number, which changes when the ABI breaks.
+# the major number, which changes when the ABI breaks (tests/sh/exports.sh
+# checks that the versions agree).
 SO_MAJOR   := 0
 SO_VERSION := $(SO_MAJOR).1.0
 LIBA       := $(BUILD)/lib/libtessera.a

@@ -45,7 +45,11 @@ for name in region cfg stats boot log_die log_warn notice_add page_protect am_se
     config_load diff_apply; do
     grep -q "($name," "$LOG/collide_names.h" || missing="$missing $name"
 done
-[ -z "$missing" ] || bad "exports/the internal archive lacks names the test expects:$missing"
+if [ -z "$missing" ]; then
+    ok "exports/the names include region, cfg, stats, boot, log_die, am_send, lock_init..."
+else
+    bad "exports/the internal archive lacks names the test expects:$missing"
+fi
 
 prefix="$LOG/prefix"
 if ! make -s --no-print-directory install PREFIX="$prefix" >"$LOG/install" 2>&1; then
@@ -53,9 +57,21 @@ if ! make -s --no-print-directory install PREFIX="$prefix" >"$LOG/install" 2>&1;
     finish; exit
 fi
 inst_so=$(readlink "$prefix/lib/libtessera.so.0")
-[ "$(readlink "$prefix/lib/libtessera.so")" = libtessera.so.0 ] && [ -f "$prefix/lib/$inst_so" ] \
-    && ok "exports/make install puts libtessera.so -> libtessera.so.0 -> $inst_so" \
-    || bad "exports/installed shared library links" "$LOG/install"
+if [ "$(readlink "$prefix/lib/libtessera.so")" = libtessera.so.0 ] && [ -f "$prefix/lib/$inst_so" ]; then
+    ok "exports/make install puts libtessera.so -> libtessera.so.0 -> $inst_so"
+else
+    bad "exports/installed shared library links" "$LOG/install"
+fi
+
+# The versions the header, the file name and pkg-config give agree.
+hv=$(awk '/#define TSR_VERSION_MAJOR/ { M = $3 } /#define TSR_VERSION_MINOR/ { m = $3 }
+          END { print M "." m ".0" }' include/tessera.h)
+pv=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --modversion tessera)
+if [ "$inst_so" = "libtessera.so.$hv" ] && [ "$pv" = "$hv" ] && [ "$soname" = "libtessera.so.${hv%%.*}" ]; then
+    ok "exports/tessera.h, the library file and tessera.pc all say version $hv"
+else
+    bad "exports/versions: tessera.h $hv, file $inst_so, soname $soname, pkg-config $pv"
+fi
 
 # collide LIBKIND LINK-ARGS...: builds collide.c against one library and runs
 # it on 2 nodes.
