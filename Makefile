@@ -17,31 +17,72 @@ CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc -MMD -MP
 LDLIBS  += -pthread -lm
 MPICC   ?= mpicc
 
+OBJCOPY ?= objcopy
+
 LIB_SRCS := $(wildcard src/*/*.c)
 LIB_SRCS := $(filter-out src/launcher/%,$(LIB_SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
-LIBA     := $(BUILD)/lib/libtessera.a
-LIBSO    := $(BUILD)/lib/libtessera.so
 TSRUN    := $(BUILD)/bin/tsrun
+
+# The library exports only the API that include/tessera.h marks TSR_API.
+# SO_VERSION follows TSR_VERSION_MAJOR/MINOR in tessera.h; the soname carries
+# the major number, which changes when the ABI breaks (tests/sh/exports.sh
+# checks that the versions agree).
+SO_MAJOR   := 0
+SO_VERSION := $(SO_MAJOR).1.0
+LIBA       := $(BUILD)/lib/libtessera.a
+LIBSO_FILE := $(BUILD)/lib/libtessera.so.$(SO_VERSION)
+LIBSO_NAME := $(BUILD)/lib/libtessera.so.$(SO_MAJOR)
+LIBSO      := $(BUILD)/lib/libtessera.so
+# The same objects with their internal names still global, for tsrun, the
+# unit tests and the programs that reach inside the runtime. Never installed.
+LIBINT     := $(BUILD)/lib/libtessera_internal.a
+# A test or benchmark that includes a runtime header ("layer/name.h") links
+# LIBINT; every other program links libtessera.a as a user's program would.
+INTERNAL_USERS := $(shell grep -l '^\#include "[a-z]*/[a-z_]*\.h"' tests/mp/*.c bench/*.c)
+lib_for = $(if $(filter $(1),$(INTERNAL_USERS)),$(LIBINT),$(LIBA))
 
 .PHONY: all lib apps mpi-apps tests run test bench bench-quick bench-micro bench-deps benches install deps clean
 all: lib $(TSRUN) apps tests benches
 
-lib: $(LIBA) $(LIBSO)
+lib: $(LIBA) $(LIBSO) $(LIBINT)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
-$(LIBA): $(LIB_OBJS)
+# Rebuilt when the Makefile changes, so that no stale object keeps old flags
+# (an object built without -fvisibility=hidden would export its names).
+$(LIB_OBJS): CFLAGS += -fvisibility=hidden
+$(LIB_OBJS): Makefile
+
+# An archive of the separate objects would keep every cross-file name
+# global, and a program defining `region` or `log_die` would fail to link.
+# So the objects become one relocatable object whose hidden symbols are then
+# made local: only the TSR_API functions stay global.
+$(BUILD)/obj/libtessera.o: $(LIB_OBJS)
+	$(CC) -r -nostdlib -o $@.tmp $^
+	$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
+
+$(LIBA): $(BUILD)/obj/libtessera.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIBSO): $(LIB_OBJS)
+$(LIBINT): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $^ $(LDLIBS)
+	rm -f $@ && ar rcs $@ $^
 
-$(TSRUN): $(BUILD)/obj/src/launcher/tsrun.o $(LIBA)
+$(LIBSO_FILE): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,$(notdir $(LIBSO_NAME)) -o $@ $^ $(LDLIBS)
+
+$(LIBSO_NAME): $(LIBSO_FILE)
+	ln -sf $(notdir $<) $@
+
+$(LIBSO): $(LIBSO_NAME)
+	ln -sf $(notdir $<) $@
+
+$(TSRUN): $(BUILD)/obj/src/launcher/tsrun.o $(LIBINT)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDLIBS)
 
@@ -78,13 +119,13 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 MP_SRCS   := $(wildcard tests/mp/*.c)
 MP_BINS   := $(MP_SRCS:tests/mp/%.c=$(BUILD)/tests/mp/%)
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIBA)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIBINT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBINT) $(LDLIBS)
 
-$(BUILD)/tests/mp/%: tests/mp/%.c $(LIBA)
+$(BUILD)/tests/mp/%: tests/mp/%.c $(LIBA) $(LIBINT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(call lib_for,$<) $(LDLIBS)
 
 tests: $(UNIT_BINS) $(MP_BINS)
 
@@ -103,9 +144,9 @@ run: deps
 	$(MAKE) all
 	$(TSRUN) -n 4 --stats $(BUILD)/apps/sor $(sor_RUN_ARGS)
 
-$(BUILD)/bench/%: bench/%.c $(LIBA)
+$(BUILD)/bench/%: bench/%.c $(LIBA) $(LIBINT)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBA) $(LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(call lib_for,$<) $(LDLIBS)
 
 bench-micro: all $(BENCH_BINS)
 	$(BUILD)/bench/tsr_micro
@@ -139,8 +180,11 @@ install: lib $(TSRUN)
 	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
 	install -m 644 include/tessera.h $(DESTDIR)$(PREFIX)/include/tessera.h
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a
-	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/libtessera.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' tessera.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tessera.pc
+	install -m 755 $(LIBSO_FILE) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_FILE))
+	ln -sf $(notdir $(LIBSO_FILE)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_NAME))
+	ln -sf $(notdir $(LIBSO_NAME)) $(DESTDIR)$(PREFIX)/lib/libtessera.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' tessera.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tessera.pc
 
 clean:
 	rm -rf $(BUILD)

@@ -20,18 +20,26 @@ extern "C" {
 #define TSR_VERSION_MAJOR 0
 #define TSR_VERSION_MINOR 1
 
+/* The library is built with -fvisibility=hidden: only what is marked TSR_API
+ * is exported, so no internal name can collide with a program's own. */
+#if defined(__GNUC__)
+#define TSR_API __attribute__((visibility("default")))
+#else
+#define TSR_API
+#endif
+
 /* Number of lock ids: tsr_lock(id) accepts 0 <= id < TSR_MAX_LOCKS. */
 #define TSR_MAX_LOCKS 4096
 
 /* ---- Start-up and shutdown ------------------------------------------------ */
 
 /* Joins the job. Returns 0; on failure prints the cause and exits non-zero. */
-int tsr_init(int *argc, char ***argv);
+TSR_API int tsr_init(int *argc, char ***argv);
 /* Waits for every node (a barrier), prints statistics if asked, leaves. */
-void tsr_finalize(void);
+TSR_API void tsr_finalize(void);
 
-int tsr_node(void);  /* this node's id, 0 .. tsr_nodes()-1 */
-int tsr_nodes(void); /* number of nodes in the job */
+TSR_API int tsr_node(void);  /* this node's id, 0 .. tsr_nodes()-1 */
+TSR_API int tsr_nodes(void); /* number of nodes in the job */
 
 /* ---- Shared memory -------------------------------------------------------- */
 
@@ -84,29 +92,29 @@ typedef struct tsr_attr {
 #define TSR_ATTR_DEFAULT {TSR_HOME_BLOCK, 0, 0, TSR_PROTO_HLRC, TSR_CONVENTIONAL, 0}
 
 /* The parameter bits of an annotation: its row of Table 1 (a "-" there is 0). */
-unsigned tsr_munin_params(tsr_annotation annot);
+TSR_API unsigned tsr_munin_params(tsr_annotation annot);
 
 /* Collective: every node calls it with the same arguments in the same order
  * and gets the same address. Memory starts zeroed and page aligned. It
  * ends with a barrier, like every collective call. */
-void *tsr_alloc(size_t bytes);
-void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr);
+TSR_API void *tsr_alloc(size_t bytes);
+TSR_API void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr);
 /* Collective; begins with a barrier. */
-void tsr_free(void *ptr);
+TSR_API void tsr_free(void *ptr);
 
 /* ---- Synchronization ------------------------------------------------------ */
 
-void tsr_lock(int id);
-void tsr_unlock(int id);
-void tsr_barrier(void);
+TSR_API void tsr_lock(int id);
+TSR_API void tsr_unlock(int id);
+TSR_API void tsr_barrier(void);
 
 /* ---- Munin: reductions and hints ------------------------------------------ */
 
 /* Fetch_and_Phi on a TSR_REDUCTION object: the operation is performed at
  * the object's owner, atomically, and returns the value before it. */
 typedef enum { TSR_OP_ADD, TSR_OP_MIN, TSR_OP_MAX, TSR_OP_SWAP } tsr_op;
-int64_t tsr_reduce_i64(int64_t *addr, tsr_op op, int64_t value);
-double tsr_reduce_f64(double *addr, tsr_op op, double value);
+TSR_API int64_t tsr_reduce_i64(int64_t *addr, tsr_op op, int64_t value);
+TSR_API double tsr_reduce_f64(double *addr, tsr_op op, double value);
 
 /* Hints (Section 2.4). `ptr` is any address inside a Munin allocation, which
  * is the object they apply to. Collective ones (every node calls them in
@@ -114,23 +122,23 @@ double tsr_reduce_f64(double *addr, tsr_op op, double value);
 /* Collective, before the object is first written: the object travels with
  * lock `lock` - each grant carries its value, so the critical section does
  * not miss on it. See docs/MUNIN.md for the rules. */
-void tsr_hint_lock_data(int lock, void *ptr);
+TSR_API void tsr_hint_lock_data(int lock, void *ptr);
 /* Collective: forget who shares the object (producer_consumer's stable
  * pattern is learned anew from the next updates). */
-void tsr_hint_phase_change(void *ptr);
+TSR_API void tsr_hint_phase_change(void *ptr);
 /* Collective: keep the object consistent with another annotation from now on. */
-void tsr_hint_change_annotation(void *ptr, tsr_annotation annot);
+TSR_API void tsr_hint_change_annotation(void *ptr, tsr_annotation annot);
 /* Drops this node's copy, after sending its pending changes. */
-void tsr_hint_invalidate(void *ptr);
+TSR_API void tsr_hint_invalidate(void *ptr);
 /* Sends this node's buffered changes to the object now. */
-void tsr_hint_flush(void *ptr);
+TSR_API void tsr_hint_flush(void *ptr);
 /* A miss on any page of the object fetches all of it in one exchange. */
-void tsr_hint_single_object(void *ptr);
+TSR_API void tsr_hint_single_object(void *ptr);
 /* Fetches a copy of the whole object now, ahead of its use. */
-void tsr_hint_preacquire(void *ptr);
+TSR_API void tsr_hint_preacquire(void *ptr);
 
 /* Wall-clock seconds since an arbitrary fixed point. */
-double tsr_wtime(void);
+TSR_API double tsr_wtime(void);
 
 /* ---- Statistics ----------------------------------------------------------- */
 
@@ -165,8 +173,8 @@ typedef struct tsr_stats {
     double fault_wait_s;
 } tsr_stats;
 
-void tsr_stats_get(tsr_stats *out);
-void tsr_stats_reset(void);
+TSR_API void tsr_stats_get(tsr_stats *out);
+TSR_API void tsr_stats_reset(void);
 
 #ifdef __cplusplus
 }

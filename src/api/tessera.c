@@ -85,27 +85,43 @@ void *tsr_alloc(size_t bytes)
     return tsr_alloc_attr(bytes, &attr);
 }
 
+/* Argument checks of tsr_alloc_attr: each message names the field. The
+ * protocol and Munin's fields are checked where they are used (coh_map,
+ * munin.c); block_pages may be any value (alloc_home). */
 static void check_attr(const tsr_attr *a)
 {
+    if (!a)
+        log_die("tsr_alloc_attr: attr is NULL (use TSR_ATTR_DEFAULT)");
     if (a->home < TSR_HOME_BLOCK || a->home > TSR_HOME_NODE)
-        log_die("tsr_alloc_attr: unknown home placement %d", (int)a->home);
+        log_die("tsr_alloc_attr: attr->home %d is not TSR_HOME_BLOCK, TSR_HOME_CYCLIC or "
+                "TSR_HOME_NODE", (int)a->home);
     if (a->home == TSR_HOME_NODE && (a->home_node < 0 || a->home_node >= cfg.nodes))
-        log_die("tsr_alloc_attr: home_node %d is not a node of this %d-node job", a->home_node,
-                cfg.nodes);
+        log_die("tsr_alloc_attr: attr->home_node %d is not a node of this %d-node job",
+                a->home_node, cfg.nodes);
+}
+
+/* The pages `bytes` needs (at least one). Rounding up by adding PAGE_SIZE - 1
+ * first would wrap for sizes near SIZE_MAX and give a tiny allocation. */
+static uint32_t pages_for(size_t bytes)
+{
+    size_t pages = bytes / PAGE_SIZE + (bytes % PAGE_SIZE != 0);
+    if (pages > region.npages)
+        log_die("tsr_alloc(%zu): the size is larger than the whole shared region (TSR_MEMORY=%zu "
+                "MiB)%s", bytes, region.size >> 20,
+                bytes <= TSR_MEMORY_MAX ? "; raise TSR_MEMORY" : ", which is at most 16T minus 4K");
+    return pages ? (uint32_t)pages : 1;
 }
 
 void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
 {
     guard_check("tsr_alloc_attr");
     check_attr(attr);
-    if (bytes == 0)
-        bytes = 1;
-    size_t pages = (bytes + PAGE_SIZE - 1) >> PAGE_SHIFT;
-    uint32_t first = pages <= region.npages ? alloc_pages((uint32_t)pages) : UINT32_MAX;
+    uint32_t pages = pages_for(bytes);
+    uint32_t first = alloc_pages(pages);
     if (first == UINT32_MAX)
-        log_die("tsr_alloc(%zu): the shared region (TSR_MEMORY=%zu MiB) has no free run of %zu "
+        log_die("tsr_alloc(%zu): the shared region (TSR_MEMORY=%zu MiB) has no free run of %u "
                 "pages; raise TSR_MEMORY", bytes, region.size >> 20, pages);
-    coh_map(first, (uint32_t)pages, attr);
+    coh_map(first, pages, attr);
     /* No node may touch the pages before every node has mapped them: a diff
      * or page request must find the page's home and protocol set up. */
     coll_sig sig = coll_sig_of(COLL_ALLOC, bytes, attr);

@@ -33,6 +33,26 @@ static void set_nodelay(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
+/* connect(2) that survives a signal: interrupted, the connection goes on in
+ * the background, so wait for its outcome rather than start another. */
+static int connect_once(int fd, const struct sockaddr_in *sa, double deadline)
+{
+    if (connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0)
+        return 0;
+    if (errno != EINTR)
+        return -1;
+    int ready = io_wait(fd, POLLOUT, deadline), err;
+    socklen_t len = sizeof err;
+    if (ready <= 0) {
+        errno = ready ? errno : ETIMEDOUT;
+        return -1;
+    }
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len))
+        return -1;
+    errno = err;
+    return err ? -1 : 0;
+}
+
 static int connect_to(uint32_t addr, uint16_t port, double deadline)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = port, .sin_addr.s_addr = addr};
@@ -40,7 +60,7 @@ static int connect_to(uint32_t addr, uint16_t port, double deadline)
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             log_die("socket: %m");
-        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+        if (connect_once(fd, &sa, deadline) == 0) {
             set_nodelay(fd);
             return fd;
         }
@@ -50,7 +70,7 @@ static int connect_to(uint32_t addr, uint16_t port, double deadline)
             errno = err;
             return -1;
         }
-        usleep(10000);
+        io_sleep(0.01);
     }
 }
 
@@ -63,8 +83,9 @@ static uint32_t parse_boot_addr(const char *s, uint16_t *port)
     memcpy(host, s, (size_t)(colon - s));
     host[colon - s] = 0;
     struct in_addr in;
-    long p = strtol(colon + 1, NULL, 10);
-    if (inet_pton(AF_INET, host, &in) != 1 || p <= 0 || p > 65535)
+    char *end;
+    long p = strtol(colon + 1, &end, 10);
+    if (inet_pton(AF_INET, host, &in) != 1 || end == colon + 1 || *end || p <= 0 || p > 65535)
         log_die("TSR_BOOT='%s' is not an IPv4 host:port", s);
     *port = htons((uint16_t)p);
     return in.s_addr;
@@ -168,13 +189,11 @@ static void accept_higher(double deadline)
 {
     int missing = cfg.nodes - 1 - cfg.node;
     while (missing > 0) {
-        struct pollfd pfd = {boot.listen_fd, POLLIN, 0};
-        int ms = (int)((deadline - now_s()) * 1000);
-        if (ms <= 0 || poll(&pfd, 1, ms) <= 0)
+        if (io_wait(boot.listen_fd, POLLIN, deadline) <= 0)
             log_die("timed out waiting for %d higher-numbered node(s) to connect", missing);
         int fd = accept4(boot.listen_fd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
-            continue;
+            continue; /* EINTR, or the connection was reset before accept */
         boot_hello h;
         char who[64];
         const char *why = io_read_full(fd, &h, sizeof h, now_s() + 5) ? "no hello" : mesh_hello_fault(&h);
@@ -201,7 +220,8 @@ void boot_start(void)
         boot.peer_fd[i] = -1;
     if (!cfg.boot)
         return;
-    if (strlen(cfg.secret) != BOOT_SECRET_LEN)
+    if (strlen(cfg.secret) != BOOT_SECRET_LEN ||
+        strspn(cfg.secret, "0123456789abcdefABCDEF") != BOOT_SECRET_LEN)
         log_die("TSR_SECRET must be %d hex characters", BOOT_SECRET_LEN);
     uint16_t unused;
     uint32_t addr = parse_boot_addr(cfg.boot, &unused);

@@ -5,6 +5,10 @@
 
 #include "util/log.h"
 
+/* The only names the library exports besides its API (tests/sh/exports.sh
+ * knows them): they stand in for the C library's for the whole program. */
+#define INTERPOSE __attribute__((visibility("default")))
+
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 
 static sigaction_fn real_sigaction;
@@ -22,7 +26,7 @@ static sigaction_fn libc_sigaction(void)
     return real_sigaction;
 }
 
-int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+INTERPOSE int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     if (sig != SIGSEGV || !chained)
         return libc_sigaction()(sig, act, old);
@@ -35,7 +39,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 }
 
 /* glibc's signal() has BSD semantics: restarting, not reset on delivery. */
-sighandler_t signal(int sig, sighandler_t handler)
+INTERPOSE sighandler_t signal(int sig, sighandler_t handler)
 {
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);

@@ -57,7 +57,10 @@ int alloc_home(const tsr_attr *a, uint32_t i, uint32_t n)
     case TSR_HOME_NODE:
         return a->home_node;
     case TSR_HOME_CYCLIC: {
-        uint32_t b = a->block_pages ? (uint32_t)a->block_pages : 1;
+        /* In size_t: narrowed to 32 bits, a block_pages of 2^32 would be a
+         * division by zero. Blocks longer than the allocation put every
+         * page at node 0. */
+        size_t b = a->block_pages ? a->block_pages : 1;
         return (int)((i / b) % nodes);
     }
     case TSR_HOME_BLOCK:

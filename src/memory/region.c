@@ -12,10 +12,8 @@
 
 tsr_region region;
 
-/* The region may not start in the low 4 GiB: a null pointer plus a 32-bit
- * offset would land in shared memory there and silently write it, instead
- * of faulting. */
-#define REGION_MIN_BASE ((uintptr_t)1 << 32)
+_Static_assert(TSR_MEMORY_MAX == (size_t)UINT32_MAX * PAGE_SIZE,
+               "TSR_MEMORY_MAX must be the most pages a 32-bit page number counts");
 
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
@@ -31,10 +29,6 @@ static void *reserve(size_t size, int prot, int flags, int fd, const char *what)
 
 void region_init(void)
 {
-    if (cfg.base < REGION_MIN_BASE)
-        log_die("TSR_BASE=0x%lx puts the shared region at or near address 0, where null pointer "
-                "accesses would land in it; use an address of at least 0x%lx",
-                (unsigned long)cfg.base, (unsigned long)REGION_MIN_BASE);
     region.size = (cfg.memory + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1);
     region.npages = (uint32_t)(region.size >> PAGE_SHIFT);
     region.memfd = memfd_create("tessera-shared", MFD_CLOEXEC);

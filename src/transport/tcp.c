@@ -378,6 +378,7 @@ static void *comm_main(void *arg)
         int spin = spinning(), strange = strangers_waiting();
         if (!spin)
             atomic_store(&comm_blocked, 1);
+        /* No EINTR here: this thread blocks every signal (tcp_start). */
         int ready = poll(pfd, (nfds_t)n, spin ? 0 : strange ? 100 : -1);
         atomic_store(&comm_blocked, 0);
         if (strange)

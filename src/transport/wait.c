@@ -10,7 +10,6 @@
 #include "util/config.h"
 #include "util/cpu.h"
 
-
 void waiter_done(waiter *w)
 {
     if (atomic_fetch_sub(&w->pending, 1) == 1)
@@ -39,6 +38,7 @@ static void spin(waiter *w)
 void waiter_wait(waiter *w)
 {
     spin(w);
+    /* A signal (EINTR) or a spurious wake-up only goes round the loop. */
     uint32_t v;
     while ((v = atomic_load_explicit(&w->pending, memory_order_acquire)) != 0)
         syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);

@@ -1,5 +1,6 @@
 #include "util/config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,27 +9,40 @@
 
 tsr_config cfg;
 
-int config_parse_size(const char *s, size_t *out)
+/* The unit letter's shift, or -1; "" has none (0). */
+static int unit_shift(char c)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s)
-        return -1;
-    unsigned shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    case 't': case 'T': shift = 40; end++; break;
-    case '\0': break;
+    switch (c) {
+    case 'k': case 'K': return 10;
+    case 'm': case 'M': return 20;
+    case 'g': case 'G': return 30;
+    case 't': case 'T': return 40;
     default: return -1;
     }
-    if (*end == 'b' || *end == 'B' || *end == 'i')
-        end += (*end == 'i' && (end[1] == 'B' || end[1] == 'b')) ? 2 : 1;
-    if (*end || (shift && v > (~0ULL >> shift)))
+}
+
+int config_parse_size(const char *s, size_t *out)
+{
+    /* Digits first: strtoull would take "-1" as 2^64-1 and " 8" as 8. */
+    if (!isdigit((unsigned char)s[0]))
         return -1;
-    *out = (size_t)(v << shift);
+    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, hex ? 16 : 10);
+    if (errno)
+        return -1;
+    int shift = 0;
+    if (*end && (shift = unit_shift(*end++)) < 0)
+        return -1;
+    /* Optional "B" or "iB" after a unit: 16GB and 16GiB both mean 16G. */
+    if (shift && *end == 'i')
+        end++;
+    if (shift && (*end == 'b' || *end == 'B'))
+        end++;
+    if (*end || v > (SIZE_MAX >> shift))
+        return -1;
+    *out = (size_t)v << shift;
     return 0;
 }
 
@@ -41,20 +55,23 @@ static long env_long(const char *name, long dflt, long lo, long hi)
         return dflt;
     char *end;
     errno = 0;
-    long v = strtol(s, &end, 0);
-    if (errno || *end || v < lo || v > hi)
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
         log_die("%s='%s' is not an integer in [%ld, %ld]", name, s, lo, hi);
     return v;
 }
 
-static size_t env_size(const char *name, size_t dflt)
+/* A size in [lo, hi]; `range` says the bounds in words, for the message. */
+static size_t env_size(const char *name, size_t dflt, size_t lo, size_t hi, const char *range)
 {
     const char *s = env(name);
     size_t v;
     if (!s || !*s)
         return dflt;
     if (config_parse_size(s, &v))
-        log_die("%s='%s' is not a size (examples: 4096, 64K, 512M, 16G)", name, s);
+        log_die("%s='%s' is not a size (examples: 4096, 64K, 512M, 16G, 0x100000)", name, s);
+    if (v < lo || v > hi)
+        log_die("%s='%s' is out of range: %s", name, s, range);
     return v;
 }
 
@@ -69,15 +86,12 @@ static int env_choice(const char *name, const char *const *choices, int dflt)
     log_die("%s='%s' is not one of the accepted values (see docs/CONFIG.md)", name, s);
 }
 
-void config_load(void)
+static void load_job(void)
 {
-    static const char *const progress[] = {"hybrid", "spin", "block", NULL};
-    static const char *const detect[] = {"all", "cache-only", NULL};
-
     cfg.boot = env("TSR_BOOT");
     cfg.secret = env("TSR_SECRET");
     if (cfg.boot) {
-        cfg.nodes = (int)env_long("TSR_NODES", 1, 1, 4096);
+        cfg.nodes = (int)env_long("TSR_NODES", 1, 1, TSR_MAX_NODES);
         cfg.node = (int)env_long("TSR_NODE", 0, 0, cfg.nodes - 1);
         if (!cfg.secret)
             log_die("TSR_BOOT is set but TSR_SECRET is not: start programs with tsrun");
@@ -85,14 +99,34 @@ void config_load(void)
         cfg.nodes = 1;
         cfg.node = 0;
     }
-    log_set_node(cfg.node);
-    log_verbose = (int)env_long("TSR_VERBOSE", 0, 0, 9);
-    cfg.memory = env_size("TSR_MEMORY", (size_t)16 << 30);
-    if (cfg.memory < ((size_t)1 << 20) || cfg.memory > ((size_t)1 << 44))
-        log_die("TSR_MEMORY must be between 1M and 16T");
-    cfg.base = (uintptr_t)env_size("TSR_BASE", (size_t)0x100000000000ULL);
+}
+
+static void load_region(void)
+{
+    cfg.memory = env_size("TSR_MEMORY", (size_t)16 << 30, (size_t)1 << 20, TSR_MEMORY_MAX,
+                          "from 1M to 16T minus 4K (4294967295 pages of 4 KiB: page numbers "
+                          "are 32-bit)");
+    /* Not in the low 4 GiB: a null pointer plus an offset would land in
+     * shared memory there and silently write it, instead of faulting. */
+    cfg.base = (uintptr_t)env_size("TSR_BASE", (size_t)0x100000000000ULL, (size_t)1 << 32,
+                                   SIZE_MAX, "at least 4G (0x100000000), away from address 0, "
+                                   "where null pointer accesses would land in shared memory");
     if (cfg.base & 0xfffff)
         log_die("TSR_BASE=0x%lx must be aligned to 1M", (unsigned long)cfg.base);
+    if (cfg.base > UINTPTR_MAX - cfg.memory)
+        log_die("TSR_BASE=0x%lx plus TSR_MEMORY=%zu passes the end of the address space",
+                (unsigned long)cfg.base, cfg.memory);
+}
+
+void config_load(void)
+{
+    static const char *const progress[] = {"hybrid", "spin", "block", NULL};
+    static const char *const detect[] = {"all", "cache-only", NULL};
+
+    load_job();
+    log_set_node(cfg.node);
+    log_verbose = (int)env_long("TSR_VERBOSE", 0, 0, 9);
+    load_region();
     cfg.progress = (progress_t)env_choice("TSR_PROGRESS", progress, PROGRESS_HYBRID);
     cfg.spin_us = (unsigned)env_long("TSR_SPIN_US", 50, 0, 10000000);
     cfg.stats = (int)env_long("TSR_STATS", 0, 0, 1);

@@ -8,6 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Most nodes in a job. */
+#define TSR_MAX_NODES 4096
+/* Largest TSR_MEMORY: pages are numbered with 32 bits and UINT32_MAX means
+ * "no page", so at most UINT32_MAX pages of 4 KiB (memory/region.c checks
+ * that this agrees with PAGE_SIZE). */
+#define TSR_MEMORY_MAX ((size_t)UINT32_MAX * 4096)
+
 typedef enum { PROGRESS_HYBRID = 0, PROGRESS_SPIN, PROGRESS_BLOCK } progress_t;
 
 typedef struct tsr_config {
@@ -31,7 +38,8 @@ extern tsr_config cfg;
 
 /* Reads the environment into cfg; exits with a message on a bad value. */
 void config_load(void);
-/* Parses "16G", "512M", "4096", "64k": returns 0 on success. */
+/* Parses "16G", "512M", "4096", "64k", "16GiB", "0x100000": returns 0, or
+ * -1 if s is not such a size or the size does not fit in size_t. */
 int config_parse_size(const char *s, size_t *out);
 
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/cpu.h"
@@ -24,13 +25,27 @@ int io_write_all(int fd, const void *buf, size_t len)
     return 0;
 }
 
+int io_wait(int fd, short events, double deadline)
+{
+    for (;;) {
+        /* Rounded up: a wait of 0.4 ms must not become a poll of 0 ms. */
+        double left_ms = (deadline - now_s()) * 1000;
+        if (left_ms <= 0)
+            return 0;
+        struct pollfd pfd = {fd, events, 0};
+        int ready = poll(&pfd, 1, left_ms > 1e9 ? 1000000000 : (int)left_ms + 1);
+        if (ready > 0)
+            return 1;
+        if (ready < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
 int io_read_full(int fd, void *buf, size_t len, double deadline)
 {
     char *p = buf;
     while (len) {
-        int ms = (int)((deadline - now_s()) * 1000);
-        struct pollfd pfd = {fd, POLLIN, 0};
-        if (ms <= 0 || poll(&pfd, 1, ms) <= 0)
+        if (io_wait(fd, POLLIN, deadline) <= 0)
             return -1;
         ssize_t n = read(fd, p, len);
         if (n < 0 && errno == EINTR)
@@ -41,4 +56,11 @@ int io_read_full(int fd, void *buf, size_t len, double deadline)
         len -= (size_t)n;
     }
     return 0;
+}
+
+void io_sleep(double seconds)
+{
+    struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&left, &left) && errno == EINTR)
+        ;
 }

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/io.h"
+
 static char prefix[48] = "tessera";
 int log_verbose;
 
@@ -13,9 +15,10 @@ void log_set_node(int node)
     snprintf(prefix, sizeof prefix, "tessera: node %d", node);
 }
 
-/* Formats into one buffer and writes it with a single write(2): messages from
- * several threads and nodes do not interleave mid-line, and no stdio lock is
- * taken (a dying comm thread must not wait on the application's stdout). */
+/* Formats into one buffer and writes it at once (io_write_all: one write(2)
+ * unless the pipe is full, retried after a signal): messages from several
+ * threads and nodes do not interleave mid-line, and no stdio lock is taken
+ * (a dying comm thread must not wait on the application's stdout). */
 static void emit(const char *fmt, va_list ap)
 {
     char buf[1024];
@@ -24,8 +27,7 @@ static void emit(const char *fmt, va_list ap)
     if (n > (int)sizeof buf - 2)
         n = (int)sizeof buf - 2;
     buf[n++] = '\n';
-    ssize_t unused = write(STDERR_FILENO, buf, (size_t)n);
-    (void)unused;
+    io_write_all(STDERR_FILENO, buf, (size_t)n);
 }
 
 void log_warn(const char *fmt, ...)

@@ -15,7 +15,7 @@ done
 expect_fail "tsr_lock from a second thread" "tsr_lock: called from thread [0-9]*, not from thread [0-9]* that called tsr_init.*no multi-thread mode" $TSRUN -n 2 $P thread_call
 expect_fail "second thread faulting on shared memory, alone" "thread [0-9]* accessed shared memory at 0x[0-9a-f]*; Tessera serves only the thread that called tsr_init" $P thread_fault
 expect_fail "second thread faulting on shared memory, 2 nodes" "thread [0-9]* accessed shared memory at 0x[0-9a-f]*" $TSRUN -n 2 $P thread_fault
-expect_fail "TSR_BASE=0 refused" "TSR_BASE=0x0 puts the shared region at or near address 0" env TSR_BASE=0 $P none
-expect_fail "TSR_BASE=1G refused" "TSR_BASE=0x40000000 puts the shared region at or near address 0" env TSR_BASE=1G $TSRUN -n 2 $P none
+expect_fail "TSR_BASE=0 refused" "TSR_BASE='0' is out of range: at least 4G (0x100000000), away from address 0" env TSR_BASE=0 $P none
+expect_fail "TSR_BASE=1G refused" "TSR_BASE='1G' is out of range: at least 4G" env TSR_BASE=1G $TSRUN -n 2 $P none
 expect_ok "the same program used correctly passes" "^done" $TSRUN -n 2 $P none
 finish
