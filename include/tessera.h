@@ -94,6 +94,25 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr);
 /* Collective; begins with a barrier. */
 void tsr_free(void *ptr);
 
+/* Not collective: this node alone allocates `bytes` of shared memory, as
+ * TreadMarks' Tmk_malloc does; no other node takes part or waits. Its home
+ * is this node and it is kept by the home-based protocol (TSR_PROTO_HLRC).
+ * Like malloc, the memory is not zeroed (fresh memory reads as zero, reused
+ * memory keeps what was there) and is 16-byte aligned; requests of 2 KiB or
+ * less are packed together into pages, larger ones get whole pages.
+ * Another node may use it once the pointer has reached it through a
+ * synchronization: written into shared memory before a tsr_unlock or
+ * tsr_barrier that the other node's tsr_lock or tsr_barrier follows (or
+ * sent with Tmk_distribute). Its first access there learns the pages from
+ * their home. It comes from this node's arena, a share of the top
+ * TSR_MALLOC_MEMORY bytes of the region (docs/CONFIG.md); stops the job
+ * when the arena is full. */
+void *tsr_malloc(size_t bytes);
+/* Frees memory from tsr_malloc. Only the node that allocated it may free
+ * it, and only once no node uses it any more; the memory is reused by that
+ * node's later tsr_malloc calls. NULL is ignored. */
+void tsr_free_local(void *ptr);
+
 /* ---- Synchronization ------------------------------------------------------ */
 
 void tsr_lock(int id);

@@ -32,6 +32,8 @@
     X(MSG_MU_REDUCE_REP,  "-",                   "reply",        "old value",    "-",                        "Munin: the value before the operation") \
     X(MSG_LOCK_PEEK,      "lock",                "reply",        "-",            "-",                        "read the data bound to a lock without taking it (served when the lock is free)") \
     X(MSG_LOCK_DATA,      "lock",                "reply",        "-",            "bound data or -",          "the data bound to a lock, for a MSG_LOCK_PEEK") \
+    X(MSG_ADOPT_REQ,      "page",                "reply",        "-",            "-",                        "which pages around `page` of the receiver's tsr_malloc arena has it allocated?") \
+    X(MSG_ADOPT_REP,      "first",               "reply",        "count,proto",  "-",                        "pages [first, first+count) are allocated, kept by protocol `proto` (count 0: `page` is not)") \
     X(MSG_ECHO_REQ,       "-",                   "waiter",       "-",            "any",                      "transport round-trip probe (bench)") \
     X(MSG_ECHO_REP,       "-",                   "waiter",       "-",            "any",                      "reply to MSG_ECHO_REQ with the same payload") \
     X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \

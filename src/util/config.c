@@ -100,4 +100,8 @@ void config_load(void)
     cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 1);
     cfg.connect_timeout_s = (double)env_long("TSR_CONNECT_TIMEOUT", 30, 1, 3600);
     cfg.fetch_ahead = (uint32_t)env_long("TSR_FETCH_AHEAD", 16, 1, 256);
+    cfg.malloc_memory = env_size("TSR_MALLOC_MEMORY", cfg.memory / 4);
+    if (cfg.malloc_memory >= cfg.memory)
+        log_die("TSR_MALLOC_MEMORY=%zu MiB must be smaller than TSR_MEMORY=%zu MiB",
+                cfg.malloc_memory >> 20, cfg.memory >> 20);
 }

@@ -23,6 +23,7 @@ typedef struct tsr_config {
     int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */
     uint32_t fetch_ahead;     /* TSR_FETCH_AHEAD: most pages one fetch brings */
+    size_t malloc_memory;     /* TSR_MALLOC_MEMORY: top of the region kept for tsr_malloc */
 } tsr_config;
 
 extern tsr_config cfg;
