@@ -38,7 +38,7 @@ int tsr_nodes(void); /* number of nodes in the job */
 /* Where the homes (master copies) of an allocation's pages live. */
 typedef enum {
     TSR_HOME_BLOCK = 0, /* contiguous runs of pages, one run per node (default) */
-    TSR_HOME_CYCLIC,    /* round robin by `block_pages` pages (1 if 0) */
+    TSR_HOME_CYCLIC,    /* round robin by `block_pages` pages (1 if 0), from `start_node` */
     TSR_HOME_NODE       /* every page at `home_node` */
 } tsr_home_t;
 
@@ -79,9 +79,10 @@ typedef struct tsr_attr {
     tsr_proto_t proto;     /* coherence protocol */
     tsr_annotation annot;  /* TSR_PROTO_MUNIN: the sharing annotation */
     unsigned munin_params; /* TSR_PROTO_MUNIN with TSR_ANNOT_PARAMS: TSR_MUNIN_* bits */
+    int start_node;        /* TSR_HOME_CYCLIC: the node that homes the first block */
 } tsr_attr;
 
-#define TSR_ATTR_DEFAULT {TSR_HOME_BLOCK, 0, 0, TSR_PROTO_HLRC, TSR_CONVENTIONAL, 0}
+#define TSR_ATTR_DEFAULT {TSR_HOME_BLOCK, 0, 0, TSR_PROTO_HLRC, TSR_CONVENTIONAL, 0, 0}
 
 /* The parameter bits of an annotation: its row of Table 1 (a "-" there is 0). */
 unsigned tsr_munin_params(tsr_annotation annot);

@@ -60,7 +60,7 @@ int alloc_home(const tsr_attr *a, uint32_t i, uint32_t n)
         return a->home_node;
     case TSR_HOME_CYCLIC: {
         uint32_t b = a->block_pages ? (uint32_t)a->block_pages : 1;
-        return (int)((i / b) % nodes);
+        return (int)((i / b + (uint32_t)a->start_node) % nodes);
     }
     case TSR_HOME_BLOCK:
     default: {
