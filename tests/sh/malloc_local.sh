@@ -7,7 +7,8 @@ for n in 1 2 3 4; do
     run "allocate alone, publish under a lock, share, free and reuse (-n $n)" \
         $TSRUN -n $n $B/tests/mp/malloc_local
 done
-run "the same with TSR_WRITE_DETECT=all (-n 3)" env TSR_WRITE_DETECT=all $TSRUN -n 3 $B/tests/mp/malloc_local
+run "the same with TSR_WRITE_DETECT=all (-n 4)" env TSR_WRITE_DETECT=all $TSRUN -n 4 $B/tests/mp/malloc_local
+run "the same with TSR_PROGRESS=block (-n 3)" env TSR_PROGRESS=block $TSRUN -n 3 $B/tests/mp/malloc_local
 for n in 1 2 4; do
     expect_fail "access to an unallocated arena address names it (-n $n)" \
         "access to 0x[0-9a-f]* in node $((n - 1))'s tsr_malloc arena, which node $((n - 1)) has not allocated" \
