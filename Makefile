@@ -42,8 +42,8 @@ LIBINT     := $(BUILD)/lib/libtessera_internal.a
 INTERNAL_USERS := $(shell grep -l '^\#include "[a-z]*/[a-z_]*\.h"' tests/mp/*.c bench/*.c)
 lib_for = $(if $(filter $(1),$(INTERNAL_USERS)),$(LIBINT),$(LIBA))
 
-.PHONY: all lib apps mpi-apps tests run test bench bench-quick bench-micro bench-deps benches install deps clean
-all: lib $(TSRUN) apps tests benches
+.PHONY: all lib apps mpi-apps tests examples run test bench bench-quick bench-micro bench-deps benches install deps clean
+all: lib $(TSRUN) apps tests benches examples
 
 lib: $(LIBA) $(LIBSO) $(LIBINT)
 
@@ -113,6 +113,16 @@ $(foreach a,$(APPS),$(eval $(call app_rules,$(a))))
 apps: $(APP_BINS)
 mpi-apps: $(MPI_APP_BINS)
 
+# ---- Examples: programs written for TreadMarks or JIAJIA ----------------------
+# Built with the public headers only, as a user of those systems would.
+EXAMPLE_BINS := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+
+$(BUILD)/examples/%: examples/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Iinclude -o $@ $< $(LIBA) $(LDLIBS)
+
+examples: $(EXAMPLE_BINS)
+
 # ---- Tests ------------------------------------------------------------------
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
@@ -178,7 +188,7 @@ bench-munin: all
 install: lib $(TSRUN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
-	install -m 644 include/tessera.h $(DESTDIR)$(PREFIX)/include/tessera.h
+	install -m 644 include/tessera.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a
 	install -m 755 $(LIBSO_FILE) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_FILE))
 	ln -sf $(notdir $(LIBSO_FILE)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_NAME))

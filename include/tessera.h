@@ -46,7 +46,7 @@ TSR_API int tsr_nodes(void); /* number of nodes in the job */
 /* Where the homes (master copies) of an allocation's pages live. */
 typedef enum {
     TSR_HOME_BLOCK = 0, /* contiguous runs of pages, one run per node (default) */
-    TSR_HOME_CYCLIC,    /* round robin by `block_pages` pages (1 if 0) */
+    TSR_HOME_CYCLIC,    /* round robin by `block_pages` pages (1 if 0), from `start_node` */
     TSR_HOME_NODE       /* every page at `home_node` */
 } tsr_home_t;
 
@@ -87,9 +87,10 @@ typedef struct tsr_attr {
     tsr_proto_t proto;     /* coherence protocol */
     tsr_annotation annot;  /* TSR_PROTO_MUNIN: the sharing annotation */
     unsigned munin_params; /* TSR_PROTO_MUNIN with TSR_ANNOT_PARAMS: TSR_MUNIN_* bits */
+    int start_node;        /* TSR_HOME_CYCLIC: the node that homes the first block */
 } tsr_attr;
 
-#define TSR_ATTR_DEFAULT {TSR_HOME_BLOCK, 0, 0, TSR_PROTO_HLRC, TSR_CONVENTIONAL, 0}
+#define TSR_ATTR_DEFAULT {TSR_HOME_BLOCK, 0, 0, TSR_PROTO_HLRC, TSR_CONVENTIONAL, 0, 0}
 
 /* The parameter bits of an annotation: its row of Table 1 (a "-" there is 0). */
 TSR_API unsigned tsr_munin_params(tsr_annotation annot);
@@ -101,6 +102,25 @@ TSR_API void *tsr_alloc(size_t bytes);
 TSR_API void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr);
 /* Collective; begins with a barrier. */
 TSR_API void tsr_free(void *ptr);
+
+/* Not collective: this node alone allocates `bytes` of shared memory, as
+ * TreadMarks' Tmk_malloc does; no other node takes part or waits. Its home
+ * is this node and it is kept by the home-based protocol (TSR_PROTO_HLRC).
+ * Like malloc, the memory is not zeroed (fresh memory reads as zero, reused
+ * memory keeps what was there) and is 16-byte aligned; requests of 2 KiB or
+ * less are packed together into pages, larger ones get whole pages.
+ * Another node may use it once the pointer has reached it through a
+ * synchronization: written into shared memory before a tsr_unlock or
+ * tsr_barrier that the other node's tsr_lock or tsr_barrier follows (or
+ * sent with Tmk_distribute). Its first access there learns the pages from
+ * their home. It comes from this node's arena, a share of the top
+ * TSR_MALLOC_MEMORY bytes of the region (docs/CONFIG.md); stops the job
+ * when the arena is full. */
+TSR_API void *tsr_malloc(size_t bytes);
+/* Frees memory from tsr_malloc. Only the node that allocated it may free
+ * it, and only once no node uses it any more; the memory is reused by that
+ * node's later tsr_malloc calls. NULL is ignored. */
+TSR_API void tsr_free_local(void *ptr);
 
 /* ---- Synchronization ------------------------------------------------------ */
 

@@ -98,6 +98,9 @@ static void check_attr(const tsr_attr *a)
     if (a->home == TSR_HOME_NODE && (a->home_node < 0 || a->home_node >= cfg.nodes))
         log_die("tsr_alloc_attr: attr->home_node %d is not a node of this %d-node job",
                 a->home_node, cfg.nodes);
+    if (a->home == TSR_HOME_CYCLIC && (a->start_node < 0 || a->start_node >= cfg.nodes))
+        log_die("tsr_alloc_attr: attr->start_node %d is not a node of this %d-node job",
+                a->start_node, cfg.nodes);
 }
 
 /* The pages `bytes` needs (at least one). Rounding up by adding PAGE_SIZE - 1

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coherence/adopt.h"
 #include "coherence/protocol.h"
 #include "memory/alloc.h"
 #include "memory/region.h"
@@ -29,6 +30,7 @@ void coh_init(void)
 {
     for (size_t i = 1; i < NPROTO; i++)
         protocols[i]->init();
+    adopt_init();
 }
 
 void coh_map(uint32_t first, uint32_t n, const tsr_attr *attr)
@@ -59,8 +61,12 @@ int coh_fault(void *addr, int is_write)
         return -1;
     uint32_t page = page_of(addr);
     uint8_t proto = region.meta[page].proto;
-    if (!proto)
-        return -1;
+    if (!proto) {
+        /* Perhaps another node's tsr_malloc memory, met here for the first time. */
+        if (adopt_fault(addr, page))
+            return -1;
+        proto = region.meta[page].proto;
+    }
     protocols[proto]->fault(page, is_write);
     return 0;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory/arena.h"
 #include "memory/region.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -23,7 +24,8 @@ uint32_t alloc_pages(uint32_t npages)
             break;
         at = used[pos].first + used[pos].n;
     }
-    if (region.npages - at < npages)
+    /* The top of the region belongs to the tsr_malloc arenas. */
+    if (arena_start() - at < npages)
         return UINT32_MAX;
     if (nused == capused) {
         capused = capused ? capused * 2 : 64;
@@ -61,7 +63,7 @@ int alloc_home(const tsr_attr *a, uint32_t i, uint32_t n)
          * division by zero. Blocks longer than the allocation put every
          * page at node 0. */
         size_t b = a->block_pages ? a->block_pages : 1;
-        return (int)((i / b) % nodes);
+        return (int)((i / b + (size_t)a->start_node) % nodes);
     }
     case TSR_HOME_BLOCK:
     default: {

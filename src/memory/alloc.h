@@ -1,7 +1,8 @@
 /*
  * alloc.h - collective allocation of shared memory. Every node runs the same
  * deterministic first-fit over the same sequence of calls, so all nodes get
- * the same address without exchanging a message.
+ * the same address without exchanging a message. It uses the region below
+ * the tsr_malloc arenas (arena.h).
  */
 #ifndef TSR_ALLOC_H
 #define TSR_ALLOC_H

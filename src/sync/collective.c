@@ -19,6 +19,7 @@ static uint64_t attr_hash(const tsr_attr *a)
     h = hash_mix(h, (uint64_t)a->home);
     h = hash_mix(h, (uint64_t)a->block_pages);
     h = hash_mix(h, (uint64_t)a->home_node);
+    h = hash_mix(h, (uint64_t)a->start_node);
     h = hash_mix(h, (uint64_t)a->proto);
     h = hash_mix(h, (uint64_t)a->annot);
     return hash_mix(h, (uint64_t)a->munin_params);

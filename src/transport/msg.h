@@ -34,6 +34,10 @@
     X(MSG_LOCK_DATA,      "lock",                "reply",        "-",            "bound data or -",          "the data bound to a lock, for a MSG_LOCK_PEEK") \
     X(MSG_WHERE_ASK,      "question",            "lock or -1",   "-",            "-",                        "stall detector: the sender has waited long; where is the receiver (and does it hold this lock)?") \
     X(MSG_WHERE,          "question",            "-",            "-",            "where record",             "stall detector: the last collective call entered, still in it or not, the lock waited for, the lock held") \
+    X(MSG_ADOPT_REQ,      "page",                "reply",        "-",            "-",                        "which pages around `page` of the receiver's tsr_malloc arena has it allocated?") \
+    X(MSG_ADOPT_REP,      "first",               "reply",        "count,proto",  "-",                        "pages [first, first+count) are allocated, kept by protocol `proto` (count 0: `page` is not)") \
+    X(MSG_DISTRIBUTE,     "image",               "waiter",       "offset",       "bytes",                    "Tmk_distribute: write the bytes at `offset` in loaded image `image` of the receiver (its globals)") \
+    X(MSG_DISTRIBUTE_ACK, "-",                   "waiter",       "-",            "-",                        "the bytes of a MSG_DISTRIBUTE are written") \
     X(MSG_ECHO_REQ,       "-",                   "waiter",       "-",            "any",                      "transport round-trip probe (bench)") \
     X(MSG_ECHO_REP,       "-",                   "waiter",       "-",            "any",                      "reply to MSG_ECHO_REQ with the same payload") \
     X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \

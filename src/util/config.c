@@ -136,4 +136,6 @@ void config_load(void)
     cfg.fetch_ahead = (uint32_t)env_long("TSR_FETCH_AHEAD", 16, 1, 256);
     cfg.stall_warn_s = (unsigned)env_long("TSR_STALL_WARN", 10, 0, 86400);
     cfg.stall_abort_s = (unsigned)env_long("TSR_STALL_ABORT", 0, 0, 86400);
+    cfg.malloc_memory = env_size("TSR_MALLOC_MEMORY", cfg.memory / 4, 0, cfg.memory - 1,
+                                 "below TSR_MEMORY");
 }

@@ -32,6 +32,7 @@ typedef struct tsr_config {
     uint32_t fetch_ahead;     /* TSR_FETCH_AHEAD: most pages one fetch brings */
     unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */
     unsigned stall_abort_s;   /* TSR_STALL_ABORT: stop the job after it (0: never) */
+    size_t malloc_memory;     /* TSR_MALLOC_MEMORY: top of the region kept for tsr_malloc */
 } tsr_config;
 
 extern tsr_config cfg;

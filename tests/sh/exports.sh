@@ -6,12 +6,15 @@
 # with both libraries, its own variables and functions left alone.
 . tests/lib.sh
 
-# The functions include/*.h declares: each declaration starts with TSR_API.
+# The functions and variables include/*.h declares (tessera.h, the Munin,
+# TreadMarks and JIAJIA headers): each declaration starts with TSR_API.
 # And the C library functions it interposes on purpose (src/detect/chain.c).
 sed -n 's/^INTERPOSE [^(]*[ *]\([a-z_]*\)(.*/\1/p' src/*/*.c >"$LOG/interposed"
-{ sed -n 's/^TSR_API [^(]*[ *]\(tsr_[a-z0-9_]*\)(.*/\1/p' include/*.h; cat "$LOG/interposed"; } |
-    sort >"$LOG/api"
-if grep -n '^[a-z].*\btsr_[a-z0-9_]*(' include/*.h | grep -v ':TSR_API ' >"$LOG/unmarked"; then
+{ sed -n 's/^TSR_API [^(]*[ *]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' include/*.h
+  sed -n 's/^extern TSR_API [^;]*[ *]\([A-Za-z_][A-Za-z0-9_]*\);.*/\1/p' include/*.h
+  cat "$LOG/interposed"; } | sort >"$LOG/api"
+if grep -nE '^([a-z].*\b(tsr|Tmk|jia)_[a-z0-9_]*\(|extern [a-z])' include/*.h |
+    grep -vE ':(extern )?TSR_API |extern "C"' >"$LOG/unmarked"; then
     bad "exports/every function in include/ is declared TSR_API" "$LOG/unmarked"
 else
     ok "exports/every function in include/ is declared TSR_API ($(wc -l <"$LOG/api") functions)"
@@ -39,9 +42,9 @@ else
 fi
 
 # Every internal global name, as the program's own variable or function.
-nm -g --defined-only "$B/lib/libtessera_internal.a" | awk -v skip="$(cat "$LOG/interposed")" '
+nm -g --defined-only "$B/lib/libtessera_internal.a" | awk -v skip="$(cat "$LOG/api")" '
     BEGIN { n = split(skip, s); for (i = 1; i <= n; i++) seen[s[i]] = 1 }
-    NF == 3 && $3 !~ /^tsr_/ && !seen[$3]++ {
+    NF == 3 && !seen[$3]++ {
         printf "%s(%s, %d)\n", ($2 == "T" ? "COLLIDE_FN" : "COLLIDE_VAR"), $3, 1000 + NR
     }' >"$LOG/collide_names.h"
 missing=

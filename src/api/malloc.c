@@ -1,0 +1,60 @@
+/*
+ * malloc.c - tsr_malloc and tsr_free_local: shared memory that one node
+ * allocates alone, from its own arena (memory/arena.h). Other nodes learn
+ * the pages at their first fault on them (coherence/adopt.c).
+ */
+#include "tessera.h"
+
+#include "coherence/coherence.h"
+#include "memory/arena.h"
+#include "memory/region.h"
+#include "util/config.h"
+#include "util/guard.h"
+#include "util/log.h"
+
+/* Gives the pages that were never allocated to the home-based protocol,
+ * homed here. Pages freed before keep their home and protocol: other nodes
+ * may hold copies of them, and those stay coherent as the page is reused. */
+static void map_new_pages(uint32_t first, uint32_t n)
+{
+    tsr_attr attr = TSR_ATTR_DEFAULT;
+    attr.home = TSR_HOME_NODE;
+    attr.home_node = cfg.node;
+    for (uint32_t i = 0; i < n; i++) {
+        if (region.meta[first + i].proto)
+            continue;
+        uint32_t j = i;
+        while (j < n && !region.meta[first + j].proto)
+            j++;
+        coh_map(first + i, j - i, &attr);
+        i = j;
+    }
+}
+
+void *tsr_malloc(size_t bytes)
+{
+    guard_check("tsr_malloc");
+    uint32_t first, n;
+    void *ptr = arena_alloc(bytes, &first, &n);
+    if (!ptr)
+        log_die("tsr_malloc(%zu): node %d's arena (TSR_MALLOC_MEMORY=%zu MiB split among %d "
+                "nodes) has no room for it; raise TSR_MALLOC_MEMORY", bytes, cfg.node,
+                cfg.malloc_memory >> 20, cfg.nodes);
+    map_new_pages(first, n);
+    return ptr;
+}
+
+void tsr_free_local(void *ptr)
+{
+    guard_check("tsr_free_local");
+    if (!ptr)
+        return;
+    if (!arena_free(ptr))
+        return;
+    int owner = region_contains(ptr) ? arena_owner(page_of(ptr)) : -1;
+    if (owner >= 0 && owner != cfg.node)
+        log_die("tsr_free_local(%p): node %d allocated it, and only that node may free it", ptr,
+                owner);
+    log_die("tsr_free_local(%p): not an address that tsr_malloc returned on this node, or "
+            "freed already", ptr);
+}

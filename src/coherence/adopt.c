@@ -1,0 +1,101 @@
+/*
+ * adopt.c - pages another node allocated alone (tsr_malloc, memory/arena.h).
+ *
+ * The owner set them up for its protocol when it allocated them; no other
+ * node took part. Another node knows nothing of them until it first faults
+ * on one. It then asks the owner which pages around the fault are
+ * allocated, and adopts that run: home at the owner (the only placement
+ * tsr_malloc makes), the owner's protocol, and no copy here (state 0, which
+ * is INVALID for the home-based protocol). So the first access fetches the
+ * master copy, whatever the owner wrote before the pointer reached this
+ * node; the write notices for these pages that arrived before were dropped
+ * (coherence.c: apply_notice), and nothing is lost by that, since a node
+ * without a copy has nothing stale.
+ *
+ * A page stays allocated for the protocol after tsr_free_local (its owner
+ * reuses it), so an adopted page never has to be forgotten.
+ */
+#include "coherence/adopt.h"
+
+#include "memory/arena.h"
+#include "memory/region.h"
+#include "transport/transport.h"
+#include "transport/wait.h"
+#include "util/config.h"
+#include "util/log.h"
+
+/* Most pages one answer adopts on either side of the fault: an answer
+ * costs the owner's comm thread a scan of that many entries. */
+#define ADOPT_MAX 4096u
+
+typedef struct adopt_reply {
+    waiter w;
+    uint32_t first, n;
+    uint8_t proto;
+} adopt_reply;
+
+static void die_unallocated(const void *addr, int owner)
+{
+    log_die_status(1, "access to %p in node %d's tsr_malloc arena, which node %d has not "
+                   "allocated", addr, owner, owner);
+}
+
+int adopt_fault(const void *addr, uint32_t page)
+{
+    int owner = arena_owner(page);
+    if (owner < 0)
+        return -1;
+    if (owner == cfg.node) /* this node's own pages have metadata from the start */
+        die_unallocated(addr, owner);
+    adopt_reply r;
+    am_msg m;
+    waiter_init(&r.w, 1);
+    am_post(owner, &m, MSG_ADOPT_REQ, page, (uintptr_t)&r, 0, NULL, 0);
+    waiter_wait(&r.w);
+    if (!r.n)
+        die_unallocated(addr, owner);
+    for (uint32_t p = r.first; p < r.first + r.n; p++) {
+        page_meta *pm = &region.meta[p];
+        if (pm->proto)
+            continue; /* adopted by an earlier answer */
+        pm->home = (uint16_t)owner;
+        pm->state = 0;
+        pm->proto = r.proto; /* last: the page counts as allocated from here on */
+    }
+    return 0;
+}
+
+/* At the owner: the run of allocated pages around `page`, in its arena and
+ * with page's protocol. */
+static void on_adopt_req(int src, const tsr_msg_hdr *h, void *payload)
+{
+    uint32_t page = (uint32_t)h->arg[0], lo, hi;
+    arena_bounds(cfg.node, &lo, &hi);
+    if (page < lo || page >= hi)
+        log_die_status(1, "protocol error: node %d asked about page %u, outside this node's "
+                       "arena", src, page);
+    uint8_t proto = region.meta[page].proto;
+    uint32_t first = page, end = page;
+    if (proto) {
+        while (end < hi && end - page < ADOPT_MAX && region.meta[end].proto == proto)
+            end++;
+        while (first > lo && page - first < ADOPT_MAX && region.meta[first - 1].proto == proto)
+            first--;
+    }
+    am_send(src, MSG_ADOPT_REP, first, h->arg[1], (end - first) | (uint64_t)proto << 32, NULL, 0);
+}
+
+static void on_adopt_rep(int src, const tsr_msg_hdr *h, void *payload)
+{
+    adopt_reply *r = (adopt_reply *)(uintptr_t)h->arg[1];
+    r->first = (uint32_t)h->arg[0];
+    r->n = (uint32_t)h->arg[2];
+    r->proto = (uint8_t)(h->arg[2] >> 32);
+    waiter_done(&r->w);
+}
+
+void adopt_init(void)
+{
+    am_register(MSG_ADOPT_REQ, on_adopt_req);
+    am_register(MSG_ADOPT_REP, on_adopt_rep);
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The TreadMarks and JIAJIA interfaces (include/tmk.h, include/jia.h): their
+# calls at 1-4 nodes (tests/mp/tmk_api.c, tests/mp/jia_api.c), their misuses,
+# the example programs under examples/ (same output at every node count),
+# and an example built against the installed headers with pkg-config.
+. tests/lib.sh
+for n in 1 2 3 4; do
+    run "tmk: distribute, malloc, locks, barriers, free (-n $n)" $TSRUN -n $n $B/tests/mp/tmk_api
+    run "jia: homes of jia_alloc3/2/jia_alloc, locks, barriers (-n $n)" $TSRUN -n $n $B/tests/mp/jia_api
+done
+expect_fail "tmk: Tmk_distribute of a local variable names it" \
+    "Tmk_distribute(0x[0-9a-f]*, 4): not a writable global variable" $TSRUN -n 2 $B/tests/mp/tmk_api stack
+expect_fail "tmk: lock id out of range" "Tmk_lock_acquire(4096): lock id out of range" \
+    $TSRUN -n 2 $B/tests/mp/tmk_api lock
+expect_fail "jia: lock id out of range" "jia_lock(4096): lock id out of range" \
+    $TSRUN -n 2 $B/tests/mp/jia_api lock
+expect_fail "jia: starthost out of range" "jia_alloc3(4096, 4096, 3): starthost is not a host of this 3-host job" \
+    $TSRUN -n 3 $B/tests/mp/jia_api starthost
+
+# example NAME PATTERN: the example's output at -n 1 holds PATTERN, and its
+# output at -n 2, 3, 4 is the same, but for the lines naming a time.
+example() {
+    local name=$1 pat=$2
+    timeout -k 2 60 $TSRUN -n 1 $B/examples/$name 2>&1 | grep -v '^time' >"$LOG/$name.1"
+    if grep -q -- "$pat" "$LOG/$name.1"; then ok "examples/$name -n 1"; else bad "examples/$name -n 1" "$LOG/$name.1"; fi
+    for n in 2 3 4; do
+        timeout -k 2 60 $TSRUN -n $n $B/examples/$name 2>&1 | grep -v '^time' >"$LOG/$name.$n"
+        if cmp -s "$LOG/$name.1" "$LOG/$name.$n"; then ok "examples/$name -n $n: same output as -n 1"
+        else bad "examples/$name -n $n: output differs from -n 1" "$LOG/$name.$n"; fi
+    done
+}
+example tmk_sor "^rows relaxed 3960 of 3960$"
+example jia_mm "^rows 128 of 128$"
+
+installed() {
+    local prefix="$LOG/prefix" flags
+    make -s --no-print-directory install PREFIX="$prefix" >"$LOG/out" 2>&1 || { bad "install" "$LOG/out"; return; }
+    flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs tessera)
+    for ex in tmk_sor jia_mm; do
+        if cc examples/$ex.c -o "$LOG/$ex" $flags >>"$LOG/out" 2>&1 &&
+            timeout -k 2 60 "$prefix/bin/tsrun" -n 2 "$LOG/$ex" 2>&1 | grep -v '^time' | cmp -s - "$LOG/$ex.1"; then
+            ok "examples/$ex built with the installed header and pkg-config, run -n 2"
+        else
+            bad "examples/$ex against the installed header" "$LOG/out"
+        fi
+    done
+}
+installed
+finish

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# tsr_malloc / tsr_free_local: one node allocates alone and the others use
+# the memory once the pointer reaches them (tests/mp/malloc_local.c), and
+# the misuses that must stop the job naming the cause (tests/mp/malloc_err.c).
+. tests/lib.sh
+for n in 1 2 3 4; do
+    run "allocate alone, publish under a lock, share, free and reuse (-n $n)" \
+        $TSRUN -n $n $B/tests/mp/malloc_local
+done
+run "the same with TSR_WRITE_DETECT=all (-n 4)" env TSR_WRITE_DETECT=all $TSRUN -n 4 $B/tests/mp/malloc_local
+run "the same with TSR_PROGRESS=block (-n 3)" env TSR_PROGRESS=block $TSRUN -n 3 $B/tests/mp/malloc_local
+for n in 1 2 4; do
+    expect_fail "access to an unallocated arena address names it (-n $n)" \
+        "access to 0x[0-9a-f]* in node $((n - 1))'s tsr_malloc arena, which node $((n - 1)) has not allocated" \
+        $TSRUN -n $n $B/tests/mp/malloc_err unallocated
+done
+expect_fail "tsr_free_local by another node names the allocator" \
+    "tsr_free_local(0x[0-9a-f]*): node 2 allocated it, and only that node may free it" \
+    $TSRUN -n 3 $B/tests/mp/malloc_err foreign_free
+expect_fail "a full arena names TSR_MALLOC_MEMORY" "has no room for it; raise TSR_MALLOC_MEMORY" \
+    $TSRUN -n 2 $B/tests/mp/malloc_err full
+expect_fail "bad TSR_MALLOC_MEMORY" "TSR_MALLOC_MEMORY='lots' is not a size" \
+    env TSR_MALLOC_MEMORY=lots $TSRUN -n 2 $B/tests/mp/malloc_local
+expect_fail "TSR_MALLOC_MEMORY not below TSR_MEMORY" "TSR_MALLOC_MEMORY='2G' is out of range: below TSR_MEMORY" \
+    env TSR_MEMORY=1G TSR_MALLOC_MEMORY=2G $TSRUN -n 2 $B/tests/mp/malloc_local
+finish
