@@ -53,21 +53,42 @@ static void defer(int src, const tsr_msg_hdr *h, const void *payload)
 static void on_req(int src, const tsr_msg_hdr *h, void *payload);
 static void on_return(int src, const tsr_msg_hdr *h, void *payload);
 
-/* The page's transaction ended: serve the oldest request that waited for it. */
-static void undefer(uint32_t p)
+/* The oldest request deferred on page p, taken off the list; NULL if none. */
+static deferred *next_deferred(uint32_t p)
 {
     for (deferred **at = &waiting; *at; at = &(*at)->next) {
         deferred *d = *at;
-        if ((uint32_t)d->h.arg[0] != p)
-            continue;
-        *at = d->next;
+        if ((uint32_t)d->h.arg[0] == p) {
+            *at = d->next;
+            return d;
+        }
+    }
+    return NULL;
+}
+
+/* The page's transaction ended: serve the requests that waited for it, in
+ * arrival order, until one starts a transaction of its own (its end serves
+ * the rest). A return, or a request served at once, starts none, so the
+ * next one must be served now: nothing else would wake it. A request
+ * served at once ends its transaction inside this loop and calls undefer
+ * again for the same page; `draining` leaves that to the loop already
+ * running. All of this runs on the comm thread. */
+static void undefer(uint32_t p)
+{
+    static int64_t draining = -1;
+    if (draining == p)
+        return;
+    int64_t outer = draining;
+    draining = p;
+    deferred *d;
+    while (!has_flag(p, F_BUSY) && (d = next_deferred(p))) {
         if (d->h.type == MSG_MU_REQ)
             on_req(d->src, &d->h, d->payload);
         else
             on_return(d->src, &d->h, d->payload);
         free(d);
-        return;
     }
+    draining = outer;
 }
 
 /* ---- Single-writer protocols: ownership transactions ---------------------- */
