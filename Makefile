@@ -131,7 +131,7 @@ bench-munin: all
 install: lib $(TSRUN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
-	install -m 644 include/tessera.h $(DESTDIR)$(PREFIX)/include/tessera.h
+	install -m 644 include/tessera.h include/tessera_munin.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a
 	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/libtessera.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' tessera.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tessera.pc

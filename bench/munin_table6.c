@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tessera.h"
+#include "tessera_munin.h"
 
 typedef struct traffic {
     double messages, bytes, updates;

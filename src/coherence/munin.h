@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "tessera.h"
+#include "tessera_munin.h"
 
 #define MUNIN_MAX_NODES 64 /* copysets are bitmaps, as in the prototype */
 

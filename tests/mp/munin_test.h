@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "tessera.h"
+#include "tessera_munin.h"
 
 /* Munin memory with the given annotation, pages homed in blocks. */
 static inline void *munin_alloc(size_t bytes, tsr_annotation annot)
