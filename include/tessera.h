@@ -82,8 +82,9 @@ double tsr_wtime(void);
 
 /* ---- Statistics ----------------------------------------------------------- */
 
-/* Counters of this node since start or the last tsr_stats_reset(). The same
- * names appear in the TSR_STATS table and in the TSR_STATS_JSON objects. */
+/* Counters of this node since start or the last tsr_stats_reset(), those
+ * every protocol has. The same names appear in the TSR_STATS table and in
+ * the TSR_STATS_JSON objects. */
 typedef struct tsr_stats {
     uint64_t messages_sent;
     uint64_t bytes_sent;
@@ -100,16 +101,24 @@ typedef struct tsr_stats {
     uint64_t lock_acquires;
     uint64_t remote_lock_acquires;
     uint64_t barriers;
-    uint64_t updates_sent;
-    uint64_t updates_applied;
-    uint64_t reductions;
     double barrier_wait_s;
     double lock_wait_s;
     double fault_wait_s;
 } tsr_stats;
 
 void tsr_stats_get(tsr_stats *out);
+/* Zeroes tsr_stats and the named counters. */
 void tsr_stats_reset(void);
+
+/* Named counters: those of one protocol only (Munin's updates_sent, for
+ * one; docs/CONFIG.md lists them), so that this header does not grow with
+ * every protocol. They count from the same point as tsr_stats, and follow
+ * its counters in the table and the JSON. */
+int tsr_counter_count(void);         /* how many there are */
+const char *tsr_counter_name(int i); /* the i-th, 0 <= i < tsr_counter_count(); else NULL */
+/* Stores the counter's value in *value and returns 0; returns -1 (and
+ * leaves *value alone) when no counter has that name. */
+int tsr_counter_get(const char *name, uint64_t *value);
 
 #ifdef __cplusplus
 }

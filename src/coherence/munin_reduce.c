@@ -14,6 +14,8 @@
 
 #define OFFSET_MASK (((uint64_t)1 << 48) - 1)
 
+STATS_COUNTER(reductions, "Munin Fetch_and_Phi operations performed here");
+
 static uint64_t apply_op(tsr_op op, int is_double, uint64_t cur, uint64_t operand)
 {
     if (op == TSR_OP_SWAP)
@@ -57,7 +59,7 @@ static void on_reduce(int src, const tsr_msg_hdr *h, void *payload)
     memcpy(&old, region.rt + off, 8);
     now = apply_op(op, is_double, old, h->arg[2]);
     memcpy(region.rt + off, &now, 8);
-    STAT_ADD(reductions, 1);
+    COUNTER_ADD(reductions, 1);
 
     mu_ctx *c = mu_ctx_new(reduce_done, src, h->arg[1]);
     c->value = old;
@@ -103,6 +105,7 @@ uint64_t munin_reduce(void *addr, tsr_op op, int is_double, uint64_t operand)
 
 void mu_reduce_init(void)
 {
+    stats_register(&reductions);
     am_register(MSG_MU_REDUCE, on_reduce);
     am_register(MSG_MU_REDUCE_REP, on_reduce_rep);
 }

@@ -19,6 +19,9 @@
 static uint32_t *duq;
 static uint32_t nduq;
 
+STATS_COUNTER(updates_sent, "Munin update messages sent");
+STATS_COUNTER(updates_applied, "Munin update messages applied here");
+
 void mu_enqueue(uint32_t p)
 {
     if (has_flag(p, F_QUEUED))
@@ -63,7 +66,7 @@ static void apply_update(int src, uint32_t p, const uint8_t *diff, size_t len)
 void mu_send_update(int dest, outbox *o, mu_ctx *ack_ctx)
 {
     am_send(dest, MSG_MU_UPDATE, o->count, (uintptr_t)ack_ctx, coh_epoch(), o->buf, o->len);
-    STAT_ADD(updates_sent, 1);
+    COUNTER_ADD(updates_sent, 1);
 }
 
 static void ack_update(mu_ctx *c)
@@ -101,7 +104,7 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
             forward(src, p, diff, len, fwd);
         }
     }
-    STAT_ADD(updates_applied, 1);
+    COUNTER_ADD(updates_applied, 1);
     if (!h->arg[1]) {
         coh_counted_arrival((uint32_t)h->arg[2]);
         return;
@@ -219,6 +222,8 @@ void munin_flush_object(uint32_t first, uint32_t n) { mu_flush_range(first, firs
 void mu_update_init(void)
 {
     duq = region_page_table(sizeof *duq, "Munin's delayed update queue");
+    stats_register(&updates_sent);
+    stats_register(&updates_applied);
     am_register(MSG_MU_UPDATE, on_update);
     am_register(MSG_MU_UPDATE_ACK, on_update_ack);
 }

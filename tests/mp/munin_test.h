@@ -38,6 +38,14 @@ static int munin_bad;
         }                                                         \
     } while (0)
 
+/* The named counter `name` (tsr_counter_get); a missing one fails the test. */
+static inline uint64_t munin_counter(const char *name)
+{
+    uint64_t value = 0;
+    CHECK(tsr_counter_get(name, &value) == 0, "no counter named %s", name);
+    return value;
+}
+
 /* Prints the verdict, leaves, and returns main's exit status. */
 static inline int munin_finish(const char *name)
 {
