@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "coherence/diff.h"
-#include "tessera.h"
+#include "tessera_munin.h"
 #include "transport/transport.h"
 
 #define PAGE 4096

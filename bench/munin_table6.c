@@ -13,7 +13,8 @@
  * band of rows of C. "multiple": A and B read_only, C result owned by node 0.
  *
  * For each run node 0 prints the time of the parallel part and the
- * messages and bytes sent by all nodes together (from tsr_stats_get): for
+ * messages and bytes sent by all nodes together (from tsr_stats_get and
+ * Munin's named counter updates_sent): for
  * SOR per iteration after the first (the steady state) and in the first,
  * for MM in total. Every result is checked against a sequential computation.
  */
@@ -21,17 +22,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tessera.h"
+#include "tessera_munin.h"
 
 typedef struct traffic {
     double messages, bytes, updates;
 } traffic;
 
-/* What this node sent between two snapshots. */
-static traffic since(const tsr_stats *a, const tsr_stats *b)
+/* This node's counters at one moment. */
+typedef struct snapshot {
+    tsr_stats s;
+    uint64_t updates_sent;
+} snapshot;
+
+static void take(snapshot *at)
 {
-    return (traffic){(double)(b->messages_sent - a->messages_sent),
-                     (double)(b->bytes_sent - a->bytes_sent),
+    tsr_stats_get(&at->s);
+    if (tsr_counter_get("updates_sent", &at->updates_sent)) {
+        fprintf(stderr, "munin_table6: no counter named updates_sent\n");
+        exit(1);
+    }
+}
+
+/* What this node sent between two snapshots. */
+static traffic since(const snapshot *a, const snapshot *b)
+{
+    return (traffic){(double)(b->s.messages_sent - a->s.messages_sent),
+                     (double)(b->s.bytes_sent - a->s.bytes_sent),
                      (double)(b->updates_sent - a->updates_sent)};
 }
 
@@ -118,10 +134,10 @@ static sor_result run_sor(tsr_annotation annot, long n, int iters)
         for (long j = 0; j < w; j++)
             grid[i * w + j] = sor_initial(i, j);
     tsr_barrier();
-    tsr_stats s0, s1, s2;
+    snapshot s0, s1, s2;
     sor_result r;
     double t0 = tsr_wtime();
-    tsr_stats_get(&s0);
+    take(&s0);
     for (int it = 0; it < iters; it++) {
         relax(scratch, grid, w, lo, hi);
         tsr_barrier();
@@ -129,10 +145,10 @@ static sor_result run_sor(tsr_annotation annot, long n, int iters)
             memcpy(&grid[i * w + 1], &scratch[i * w + 1], (w - 2) * sizeof *grid);
         tsr_barrier();
         if (it == 0)
-            tsr_stats_get(&s1);
+            take(&s1);
     }
     r.seconds = tsr_wtime() - t0;
-    tsr_stats_get(&s2);
+    take(&s2);
     traffic mine[2] = {since(&s0, &s1), since(&s1, &s2)}, total[2];
     sum_over_nodes(mine, total);
     r.first = total[0];
@@ -186,8 +202,8 @@ static mm_result run_mm(int paper, tsr_annotation annot, long n)
     } else {
         tsr_barrier();
     }
-    tsr_stats s0, s1;
-    tsr_stats_get(&s0);
+    snapshot s0, s1;
+    take(&s0);
     mm_result r;
     double t0 = tsr_wtime();
     long lo, hi;
@@ -204,7 +220,7 @@ static mm_result run_mm(int paper, tsr_annotation annot, long n)
     }
     tsr_barrier();
     r.seconds = tsr_wtime() - t0;
-    tsr_stats_get(&s1);
+    take(&s1);
     traffic mine[2] = {since(&s0, &s1), {0, 0, 0}}, total[2];
     sum_over_nodes(mine, total);
     r.all = total[0];

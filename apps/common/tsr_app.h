@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "app.h"
-#include "tessera.h"
+#include "tessera_munin.h"
 
 static int app_munin; /* --munin was given */
 

@@ -1,6 +1,6 @@
 /*
- * munin.h - Munin's multiple consistency protocols (munin.c), as the public
- * hints and reductions (munin_api.c) see them.
+ * munin.h - Munin's multiple consistency protocols (munin*.c, listed in
+ * munin_int.h), as the public hints and reductions (munin_api.c) see them.
  *
  * An object is an allocation; its pages are the units of transfer, and each
  * page is an object of its own for sharing purposes (its copyset), as in
@@ -14,7 +14,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "tessera.h"
+#include "tessera_munin.h"
 
 #define MUNIN_MAX_NODES 64 /* copysets are bitmaps, as in the prototype */
 

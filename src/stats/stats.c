@@ -1,6 +1,7 @@
 #include "stats/stats.h"
 
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,7 +15,6 @@ tsr_counters stats;
 
 void tsr_stats_get(tsr_stats *out)
 {
-    guard_check("tsr_stats_get");
     memset(out, 0, sizeof *out);
 #define STATS_GET(name, text) out->name = atomic_load(&stats.name);
     STATS_COUNTERS(STATS_GET)
@@ -33,44 +33,65 @@ void tsr_stats_reset(void)
 #define STATS_ZERO_TIME(name, text) atomic_store(&stats.name##_ns, 0);
     STATS_TIMES(STATS_ZERO_TIME)
 #undef STATS_ZERO_TIME
+    stats_counters_reset();
 }
 
-/* Each block of output goes out with one write(2) where the kernel allows,
- * so that the lines of several nodes sharing stderr or one JSON file do not
- * interleave. */
-static void print_table(const tsr_stats *s)
+/* Each report is built in one buffer and goes out with one write(2) where
+ * the kernel allows, so that the lines of several nodes sharing stderr or
+ * one JSON file do not interleave. */
+typedef struct report {
+    char buf[8192];
+    size_t len;
+} report;
+
+static void put(report *r, const char *fmt, ...)
 {
-    char buf[4096];
-    int n = snprintf(buf, sizeof buf, "--- tessera statistics, node %d of %d ---\n", cfg.node,
-                     cfg.nodes);
-#define STATS_ROW(name, text) \
-    n += snprintf(buf + n, sizeof buf - (size_t)n, "  %-22s %14llu  %s\n", #name, \
-                  (unsigned long long)s->name, text);
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = sizeof r->buf - r->len;
+    int n = vsnprintf(r->buf + r->len, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) /* a report too long for the buffer is cut, never overrun */
+        r->len += (size_t)n < room ? (size_t)n : room - 1;
+}
+
+/* Both reports list the shared counters, the named counters, then the
+ * times, in the same order. */
+static void put_table(report *r, const tsr_stats *s)
+{
+    put(r, "--- tessera statistics, node %d of %d ---\n", cfg.node, cfg.nodes);
+#define STATS_ROW(name, text) put(r, "  %-22s %14llu  %s\n", #name, (unsigned long long)s->name, text);
     STATS_COUNTERS(STATS_ROW)
 #undef STATS_ROW
-#define STATS_ROW_TIME(name, text) \
-    n += snprintf(buf + n, sizeof buf - (size_t)n, "  %-22s %14.6f  %s\n", #name, s->name, text);
+    const stats_counter *c;
+    for (int i = 0; (c = stats_counter_at(i)); i++)
+        put(r, "  %-22s %14llu  %s\n", c->name, (unsigned long long)atomic_load(&c->value),
+            c->text);
+#define STATS_ROW_TIME(name, text) put(r, "  %-22s %14.6f  %s\n", #name, s->name, text);
     STATS_TIMES(STATS_ROW_TIME)
 #undef STATS_ROW_TIME
-    io_write_all(STDERR_FILENO, buf, (size_t)n);
+}
+
+static void put_json(report *r, const tsr_stats *s)
+{
+    put(r, "{\"node\":%d,\"nodes\":%d", cfg.node, cfg.nodes);
+#define STATS_JSON(name, text) put(r, ",\"%s\":%llu", #name, (unsigned long long)s->name);
+    STATS_COUNTERS(STATS_JSON)
+#undef STATS_JSON
+    const stats_counter *c;
+    for (int i = 0; (c = stats_counter_at(i)); i++)
+        put(r, ",\"%s\":%llu", c->name, (unsigned long long)atomic_load(&c->value));
+#define STATS_JSON_TIME(name, text) put(r, ",\"%s\":%.9f", #name, s->name);
+    STATS_TIMES(STATS_JSON_TIME)
+#undef STATS_JSON_TIME
+    put(r, "}\n");
 }
 
 /* Returns -1, having said why, when the line could not be written whole. */
-static int append_json(const tsr_stats *s)
+static int append_json(const report *r)
 {
-    char buf[4096];
-    int n = snprintf(buf, sizeof buf, "{\"node\":%d,\"nodes\":%d", cfg.node, cfg.nodes);
-#define STATS_JSON(name, text) \
-    n += snprintf(buf + n, sizeof buf - (size_t)n, ",\"%s\":%llu", #name, (unsigned long long)s->name);
-    STATS_COUNTERS(STATS_JSON)
-#undef STATS_JSON
-#define STATS_JSON_TIME(name, text) \
-    n += snprintf(buf + n, sizeof buf - (size_t)n, ",\"%s\":%.9f", #name, s->name);
-    STATS_TIMES(STATS_JSON_TIME)
-#undef STATS_JSON_TIME
-    n += snprintf(buf + n, sizeof buf - (size_t)n, "}\n");
     int fd = open(cfg.stats_json, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    int failed = fd < 0 || io_write_all(fd, buf, (size_t)n);
+    int failed = fd < 0 || io_write_all(fd, r->buf, r->len);
     if (fd >= 0 && close(fd))
         failed = 1;
     if (failed) {
@@ -82,11 +103,18 @@ static int append_json(const tsr_stats *s)
 
 int stats_report(void)
 {
+    static report r; /* 8 KiB: off the stack */
     tsr_stats s;
     tsr_stats_get(&s);
-    if (cfg.stats)
-        print_table(&s);
-    if (cfg.stats_json && *cfg.stats_json)
-        return append_json(&s);
+    if (cfg.stats) {
+        r.len = 0;
+        put_table(&r, &s);
+        io_write_all(STDERR_FILENO, r.buf, r.len);
+    }
+    if (cfg.stats_json && *cfg.stats_json) {
+        r.len = 0;
+        put_json(&r, &s);
+        return append_json(&r);
+    }
     return 0;
 }

@@ -1,8 +1,11 @@
 /*
  * stats.h - per-node protocol counters. One list (STATS_COUNTERS) defines the
- * public tsr_stats fields, the TSR_STATS table and the TSR_STATS_JSON keys.
- * Counters are relaxed atomics: they are bumped from the application thread,
- * the fault handler and the communication thread.
+ * public tsr_stats fields, the counters every protocol shares, and their rows
+ * in the TSR_STATS table and keys in the TSR_STATS_JSON objects; adding a
+ * counter there adds it everywhere. A counter only one protocol has is a
+ * named counter instead (stats_counter, counter.c), registered at that
+ * protocol's init. Counters are relaxed atomics: they are bumped from the
+ * application thread, the fault handler and the communication thread.
  */
 #ifndef TSR_STATS_H
 #define TSR_STATS_H
@@ -29,10 +32,7 @@
     X(release_pages, "pages examined at releases")                  \
     X(lock_acquires, "lock acquires")                               \
     X(remote_lock_acquires, "lock acquires needing a message")      \
-    X(barriers, "barriers")                                         \
-    X(updates_sent, "Munin update messages sent")                   \
-    X(updates_applied, "Munin update messages applied here")        \
-    X(reductions, "Munin Fetch_and_Phi operations performed here")
+    X(barriers, "barriers")
 
 #define STATS_TIMES(X)                                  \
     X(barrier_wait_s, "seconds waiting in barriers")    \
@@ -52,6 +52,25 @@ extern tsr_counters stats;
 
 #define STAT_ADD(field, n) atomic_fetch_add_explicit(&stats.field, (uint64_t)(n), memory_order_relaxed)
 #define STAT_TIME(field, seconds) STAT_ADD(field##_ns, (seconds) * 1e9)
+
+/* A named counter. A protocol defines it statically and registers it once,
+ * at its init (before tsr_init resets the counters). */
+typedef struct stats_counter {
+    const char *name; /* its tsr_counter_get name, table row and JSON key */
+    const char *text; /* its meaning, in the table */
+    _Atomic uint64_t value;
+} stats_counter;
+
+/* Defines a named counter whose name is that of the variable. */
+#define STATS_COUNTER(var, meaning) static stats_counter var = {.name = #var, .text = meaning}
+
+/* Dies, naming the counter, if the name is taken or the table is full. */
+void stats_register(stats_counter *c);
+/* The i-th registered counter, in registration order; NULL past the end. */
+const stats_counter *stats_counter_at(int i);
+void stats_counters_reset(void);
+
+#define COUNTER_ADD(c, n) atomic_fetch_add_explicit(&(c).value, (uint64_t)(n), memory_order_relaxed)
 
 /* At tsr_finalize, after its barrier: every message of the job has been
  * received then, so the nodes' counters balance. Prints the table

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tessera.h"
+#include "tessera_munin.h"
 
 static void *munin_alloc(tsr_annotation annot, unsigned params)
 {

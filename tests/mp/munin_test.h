@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "tessera.h"
+#include "tessera_munin.h"
 
 /* Munin memory with the given annotation, pages homed in blocks. */
 static inline void *munin_alloc(size_t bytes, tsr_annotation annot)
@@ -37,6 +37,14 @@ static int munin_bad;
             munin_bad++;                                          \
         }                                                         \
     } while (0)
+
+/* The named counter `name` (tsr_counter_get); a missing one fails the test. */
+static inline uint64_t munin_counter(const char *name)
+{
+    uint64_t value = 0;
+    CHECK(tsr_counter_get(name, &value) == 0, "no counter named %s", name);
+    return value;
+}
 
 /* Prints the verdict, leaves, and returns main's exit status. */
 static inline int munin_finish(const char *name)

@@ -1,0 +1,229 @@
+/*
+ * munin_update.c - the delayed update queue (Section 3.3) and the updates
+ * it sends. The first write to a page after a release twins it and queues
+ * it; a release diffs every queued page and sends one message per
+ * destination with all its diffs. Receivers apply them to their copies;
+ * the manager also relays a non-manager's diffs to the other copy holders.
+ */
+#include "coherence/munin_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "coherence/diff.h"
+#include "coherence/protocol.h"
+#include "stats/stats.h"
+#include "util/log.h"
+
+static uint32_t *duq;
+static uint32_t nduq;
+
+STATS_COUNTER(updates_sent, "Munin update messages sent");
+STATS_COUNTER(updates_applied, "Munin update messages applied here");
+
+void mu_enqueue(uint32_t p)
+{
+    if (has_flag(p, F_QUEUED))
+        return;
+    set_flag(p, F_QUEUED);
+    duq[nduq++] = p;
+}
+
+/* The first write since the last release: twin the page, queue it. The twin
+ * is taken under the page lock so that an update applied meanwhile lands
+ * in both the copy and the twin, and is never mistaken for a local write. */
+void mu_twin_and_queue(uint32_t p)
+{
+    page_lock(p);
+    memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
+    atomic_store(&mu[p].access, A_WRITE);
+    page_unlock(p);
+    mu_enqueue(p);
+    page_protect(p, 1, PROT_READ | PROT_WRITE);
+    STAT_ADD(twins, 1);
+}
+
+/* ---- Receiving updates ------------------------------------------------------ */
+
+/* Applies one diff to this node's copy, and to its twin when the page is
+ * being written here too (its own diff must not contain these bytes). */
+static void apply_update(int src, uint32_t p, const uint8_t *diff, size_t len)
+{
+    if (p >= region.npages || !mu[p].npages)
+        log_die_status(1, "protocol error: Munin update for page %u from node %d", p, src);
+    page_lock(p);
+    int acc = access_of(p);
+    int bad = acc != A_NONE && diff_apply((uint8_t *)page_rt(p), diff, len);
+    if (acc == A_WRITE)
+        bad |= diff_apply((uint8_t *)page_twin(p), diff, len);
+    page_unlock(p);
+    if (bad)
+        log_die_status(1, "protocol error: bad Munin diff for page %u from node %d", p, src);
+    STAT_ADD(diffs_applied, 1);
+}
+
+void mu_send_update(int dest, outbox *o, mu_ctx *ack_ctx)
+{
+    am_send(dest, MSG_MU_UPDATE, o->count, (uintptr_t)ack_ctx, coh_epoch(), o->buf, o->len);
+    COUNTER_ADD(updates_sent, 1);
+}
+
+static void ack_update(mu_ctx *c)
+{
+    am_send(c->src, MSG_MU_UPDATE_ACK, 0, c->reply, 0, NULL, 0);
+    free(c);
+}
+
+/* The manager relays a non-manager's diff to the other copy holders. */
+static void forward(int src, uint32_t p, const uint8_t *diff, size_t len, outbox *fwd)
+{
+    uint64_t to = atomic_load(&mu[p].cs) & ~bit(src) & ~bit(cfg.node);
+    atomic_fetch_or(&mu[p].writers, bit(src));
+    set_flag(p, F_UPDATED);
+    for (int j = 0; j < cfg.nodes; j++)
+        if (to & bit(j))
+            outbox_add(&fwd[j], p, 0, diff, len);
+}
+
+static void on_update(int src, const tsr_msg_hdr *h, void *payload)
+{
+    outbox *fwd = NULL;
+    size_t pos = 0;
+    for (uint32_t i = 0; i < (uint32_t)h->arg[0]; i++) {
+        uint32_t p;
+        uint8_t flags;
+        const uint8_t *diff;
+        size_t len;
+        if (outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len))
+            log_die_status(1, "protocol error: truncated Munin update from node %d", src);
+        apply_update(src, p, diff, len);
+        if (flags & U_FORWARD) {
+            if (!fwd && !(fwd = calloc((size_t)cfg.nodes, sizeof *fwd)))
+                log_die_status(1, "out of memory (Munin forward)");
+            forward(src, p, diff, len, fwd);
+        }
+    }
+    COUNTER_ADD(updates_applied, 1);
+    if (!h->arg[1]) {
+        coh_counted_arrival((uint32_t)h->arg[2]);
+        return;
+    }
+    mu_ctx *c = mu_ctx_new(ack_update, src, h->arg[1]);
+    uint32_t pending = 0;
+    for (int j = 0; fwd && j < cfg.nodes; j++)
+        if (fwd[j].count) {
+            mu_send_update(j, &fwd[j], c);
+            pending++;
+        }
+    for (int j = 0; fwd && j < cfg.nodes; j++)
+        outbox_free(&fwd[j]);
+    free(fwd);
+    mu_ctx_start(c, pending);
+}
+
+static void on_update_ack(int src, const tsr_msg_hdr *h, void *payload)
+{
+    mu_ctx_ack((mu_ctx *)(uintptr_t)h->arg[1]);
+}
+
+/* ---- Release: flushing the DUQ ---------------------------------------------- */
+
+/* Where a written page's diff goes: 0 bits and U_FORWARD when only the
+ * manager knows (it relays), else the copy holders. */
+static uint64_t destinations(uint32_t p, uint8_t *flags)
+{
+    *flags = 0;
+    if (mu[p].mech == MECH_RESULT)
+        return bit(home(p));
+    if (is_home(p)) {
+        set_flag(p, F_UPDATED);
+        pthread_mutex_lock(&mu_cs_mutex);
+        uint64_t cs = atomic_load(&mu[p].cs);
+        pthread_mutex_unlock(&mu_cs_mutex);
+        return cs & ~bit(cfg.node);
+    }
+    if (has_flag(p, F_FROZEN))
+        return atomic_load(&mu[p].cs) & ~bit(cfg.node);
+    *flags = U_FORWARD;
+    return bit(home(p));
+}
+
+/* Ends the page's interval: write-protects it and adds its diff to the
+ * outbox of each destination. A result copy is dropped afterwards. */
+static void flush_page(uint32_t p, outbox *box, uint8_t *acked)
+{
+    static uint8_t scratch[DIFF_MAX];
+    int acc = access_of(p);
+    clear_flag(p, F_QUEUED);
+    if (acc == A_WRITE) {
+        page_protect(p, 1, PROT_READ);
+        uint8_t flags;
+        uint64_t to = destinations(p, &flags);
+        page_lock(p);
+        size_t len = to ? diff_encode((uint8_t *)page_twin(p), (uint8_t *)page_rt(p), scratch) : 0;
+        atomic_store(&mu[p].access, A_READ);
+        page_unlock(p);
+        if (len) {
+            STAT_ADD(diffs_created, 1);
+            STAT_ADD(diff_bytes, len);
+        }
+        for (int j = 0; len && j < cfg.nodes; j++)
+            if (to & bit(j)) {
+                outbox_add(&box[j], p, flags, scratch, len);
+                acked[j] |= flags & U_FORWARD;
+            }
+    }
+    if (mu[p].mech == MECH_RESULT || has_flag(p, F_BOUND))
+        mu_set_access(p, 1, A_NONE);
+}
+
+void mu_flush_range(uint32_t lo, uint32_t hi, uint32_t *sent)
+{
+    if (!nduq)
+        return;
+    outbox *box = calloc((size_t)cfg.nodes, sizeof *box);
+    uint8_t *acked = calloc((size_t)cfg.nodes, 1);
+    if (!box || !acked)
+        log_die("out of memory (Munin release)");
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < nduq; i++) {
+        uint32_t p = duq[i];
+        if (p < lo || p >= hi)
+            duq[kept++] = p;
+        else
+            flush_page(p, box, acked);
+    }
+    nduq = kept;
+    mu_ctx c = {0};
+    waiter_init(&c.w, 0);
+    for (int j = 0; j < cfg.nodes; j++) {
+        if (!box[j].count)
+            continue;
+        if (sent && !acked[j]) {
+            sent[j]++;
+            mu_send_update(j, &box[j], NULL);
+        } else {
+            atomic_fetch_add(&c.w.pending, 1);
+            mu_send_update(j, &box[j], &c);
+        }
+    }
+    waiter_wait(&c.w);
+    for (int j = 0; j < cfg.nodes; j++)
+        outbox_free(&box[j]);
+    free(box);
+    free(acked);
+}
+
+void mu_flush(uint32_t *sent) { mu_flush_range(0, region.npages, sent); }
+
+void munin_flush_object(uint32_t first, uint32_t n) { mu_flush_range(first, first + n, NULL); }
+
+void mu_update_init(void)
+{
+    duq = region_page_table(sizeof *duq, "Munin's delayed update queue");
+    stats_register(&updates_sent);
+    stats_register(&updates_applied);
+    am_register(MSG_MU_UPDATE, on_update);
+    am_register(MSG_MU_UPDATE_ACK, on_update_ack);
+}

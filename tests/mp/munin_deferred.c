@@ -1,0 +1,172 @@
+/*
+ * Requests deferred behind an ownership transaction are all served, in
+ * order, when it ends - also when one of them is a returned copy, which
+ * starts no transaction of its own. Needs exactly 4 nodes.
+ *
+ * The manager of a conventional page (node 0) must find, in this order: a
+ * write request (node 1), which must invalidate node 2's copy and so makes
+ * the page busy; a returned copy (node 2, tsr_hint_invalidate); and a read
+ * request (node 3). Node 3 stops node 0 with SIGSTOP, then each node in
+ * turn sends its message and hands over to the next with a signal. Node 3
+ * stops node 2, whose acknowledgement ends the transaction, sends its own
+ * request, and resumes node 0, then node 2 a moment later. Node 0 reads
+ * its peers in node order, so it defers the return and the read behind the
+ * write. Before the fix, serving the return ended the deferral and node 3
+ * waited forever (the test script's time limit turns that into a failure).
+ *
+ * The pauses only make the bug's order likely; whatever order the messages
+ * take, the job must finish and see node 1's write.
+ */
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "munin_test.h"
+
+/* Waits until every thread of process pid is stopped (its comm thread
+ * included: then no message to it is handled). */
+static void wait_stopped(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    for (;;) {
+        DIR *d = opendir(path);
+        if (!d) {
+            perror(path);
+            exit(1);
+        }
+        int running = 0;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            char stat[400], buf[256];
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(stat, sizeof stat, "%s/%s/stat", path, e->d_name);
+            FILE *f = fopen(stat, "r");
+            if (!f || !fgets(buf, sizeof buf, f)) {
+                running = 1;
+            } else {
+                char *state = strrchr(buf, ')');
+                running |= !state || (state[2] != 'T' && state[2] != 't');
+            }
+            if (f)
+                fclose(f);
+        }
+        closedir(d);
+        if (!running)
+            return;
+        usleep(1000);
+    }
+}
+
+/* Once this node has sent one more message than `before`: signals `next`,
+ * then (if set) resumes `then` a moment later. */
+typedef struct relay {
+    pthread_t thread;
+    pid_t next, then;
+    int sig;
+    uint64_t before;
+} relay;
+
+static void *relay_main(void *arg)
+{
+    relay *r = arg;
+    tsr_stats s;
+    do {
+        usleep(1000);
+        tsr_stats_get(&s);
+    } while (s.messages_sent == r->before);
+    usleep(50000); /* a message is counted just before it is written */
+    kill(r->next, r->sig);
+    if (r->then) {
+        usleep(100000); /* node 0 has read every request meanwhile */
+        kill(r->then, SIGCONT);
+    }
+    return NULL;
+}
+
+static void relay_start(relay *r, pid_t next, int sig, pid_t then)
+{
+    tsr_stats s;
+    tsr_stats_get(&s);
+    r->next = next;
+    r->sig = sig;
+    r->then = then;
+    r->before = s.messages_sent;
+    if (pthread_create(&r->thread, NULL, relay_main, r)) {
+        perror("pthread_create");
+        exit(1);
+    }
+}
+
+static void stop(pid_t pid)
+{
+    kill(pid, SIGSTOP);
+    wait_stopped(pid);
+}
+
+static void wait_turn(const sigset_t *set)
+{
+    int sig;
+    sigwait(set, &sig);
+}
+
+int main(int argc, char **argv)
+{
+    /* Blocked before tsr_init, so that the comm thread inherits the mask
+     * and the turn signal waits for sigwait. */
+    sigset_t turn;
+    sigemptyset(&turn);
+    sigaddset(&turn, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &turn, NULL);
+    tsr_init(&argc, &argv);
+    int me = tsr_node();
+    if (tsr_nodes() != 4) {
+        fprintf(stderr, "munin_deferred: needs 4 nodes, has %d\n", tsr_nodes());
+        tsr_finalize();
+        return 1;
+    }
+    pid_t *shared_pids = tsr_alloc(4 * sizeof *shared_pids), pids[4];
+    long *page = munin_alloc_at(4096, TSR_CONVENTIONAL, 0);
+    shared_pids[me] = getpid();
+    tsr_barrier();
+    /* Copied now: no node may need node 0 (their home) once it is stopped. */
+    memcpy(pids, shared_pids, sizeof pids);
+    if (me == 2)
+        CHECK(page[0] == 0, "initial value %ld", page[0]); /* node 2 holds a copy */
+    tsr_barrier();
+
+    relay r;
+    switch (me) {
+    case 1:
+        wait_turn(&turn);
+        relay_start(&r, pids[2], SIGUSR1, 0);
+        page[0] = 42; /* the write request: node 2's copy must go */
+        pthread_join(r.thread, NULL);
+        break;
+    case 2:
+        wait_turn(&turn);
+        relay_start(&r, pids[3], SIGUSR1, 0);
+        tsr_hint_invalidate(page); /* the return */
+        pthread_join(r.thread, NULL);
+        break;
+    case 3:
+        stop(pids[0]);
+        kill(pids[1], SIGUSR1);
+        wait_turn(&turn);
+        stop(pids[2]);
+        relay_start(&r, pids[0], SIGCONT, pids[2]);
+        long seen = page[0]; /* the read request */
+        CHECK(seen == 0 || seen == 42, "node 3 read %ld, neither 0 nor node 1's 42", seen);
+        pthread_join(r.thread, NULL);
+        break;
+    }
+    tsr_barrier();
+    CHECK(page[0] == 42, "node %d read %ld after the barrier, not node 1's 42", me, page[0]);
+    tsr_barrier();
+    return munin_finish("munin_deferred");
+}
