@@ -129,8 +129,6 @@ typedef struct tsr_stats {
     uint64_t diffs_applied;
     uint64_t diff_bytes;
     uint64_t invalidations;
-    uint64_t write_notices;
-    uint64_t release_pages;
     uint64_t lock_acquires;
     uint64_t remote_lock_acquires;
     uint64_t barriers;

@@ -48,6 +48,9 @@
 #include "util/log.h"
 
 
+STATS_COUNTER(write_notices, "write notices made for new versions of home or diffed pages");
+STATS_COUNTER(release_pages, "pages examined at releases");
+
 /* Pages written in the current interval, pushed by the fault handler: a
  * preallocated array, no malloc on the fault path. */
 static uint32_t *dirty;
@@ -305,7 +308,7 @@ static void flush_home_page(uint32_t p)
     page_meta *m = &region.meta[p];
     if (atomic_exchange(&m->copied, 0)) {
         coh_note(p, atomic_fetch_add(&m->version, 1) + 1);
-        STAT_ADD(write_notices, 1);
+        COUNTER_ADD(write_notices, 1);
     }
     if (cfg.cache_only && !atomic_exchange(&m->remote, 0)) {
         m->state = HOME_STICKY;
@@ -322,7 +325,7 @@ static void flush_home_page(uint32_t p)
 static void flush_copied_sticky(void)
 {
     uint64_t end = atomic_load_explicit(&ring_tail, memory_order_acquire);
-    STAT_ADD(release_pages, end - ring_head);
+    COUNTER_ADD(release_pages, end - ring_head);
     for (; ring_head < end; ring_head++) {
         uint32_t p = copied_ring[ring_head % region.npages];
         atomic_store(&queued[p], 0);
@@ -347,7 +350,7 @@ static void send_diffs(outbox *box, uint32_t total)
     for (uint32_t i = 0; i < atomic_load(&ctx.nacks); i++) {
         uint32_t p = ctx.acks[2 * i], v = ctx.acks[2 * i + 1];
         coh_note(p, v);
-        STAT_ADD(write_notices, 1);
+        COUNTER_ADD(write_notices, 1);
         /* Home went from the version we copied straight to ours: our copy
          * is the master copy, still valid. */
         if (atomic_load(&region.meta[p].version) + 1 == v)
@@ -364,7 +367,7 @@ static void flush(uint32_t *barrier_sent)
     if (!ndirty)
         return;
     outbox *box = calloc((size_t)cfg.nodes, sizeof *box);
-    STAT_ADD(release_pages, ndirty);
+    COUNTER_ADD(release_pages, ndirty);
     for (uint32_t i = 0; i < ndirty; i++) {
         uint32_t p = dirty[i];
         if (is_home(p)) {
@@ -437,6 +440,8 @@ static void init(void)
     dirty = region_page_table(sizeof *dirty, "the dirty page list");
     copied_ring = region_page_table(sizeof *copied_ring, "the copied page ring");
     queued = region_page_table(sizeof *queued, "the copied page flags");
+    stats_register(&write_notices);
+    stats_register(&release_pages);
     am_register(MSG_PAGE_REQ, on_page_req);
     am_register(MSG_PAGE_REP, on_page_rep);
     am_register(MSG_DIFF, on_diff);

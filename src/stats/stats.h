@@ -28,8 +28,6 @@
     X(diffs_applied, "diffs applied at this home")                  \
     X(diff_bytes, "diff bytes made")                                \
     X(invalidations, "cached pages invalidated")                    \
-    X(write_notices, "write notices made for new versions")         \
-    X(release_pages, "pages examined at releases")                  \
     X(lock_acquires, "lock acquires")                               \
     X(remote_lock_acquires, "lock acquires needing a message")      \
     X(barriers, "barriers")
