@@ -5,7 +5,6 @@
 #include "tessera.h"
 
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "boot/boot.h"
 #include "coherence/coherence.h"
@@ -32,6 +31,7 @@ int tsr_init(int *argc, char ***argv)
     t_start = now_s();
     config_load();
     region_init();
+    detect_init();
     boot_start();
     am_init();
     am_guard_range(region.app, region.size);
@@ -39,7 +39,6 @@ int tsr_init(int *argc, char ***argv)
     lock_init();
     barrier_init();
     tcp_backend.start();
-    detect_install();
     initialized = 1;
     tsr_barrier();
     tsr_stats_reset();
@@ -108,6 +107,6 @@ void tsr_free(void *ptr)
     if (!n)
         log_die("tsr_free(%p): not an address returned by tsr_alloc", ptr);
     coh_unmap(first, n);
-    page_protect(first, n, PROT_NONE);
+    detect_set_access(first, n, ACCESS_NONE);
     region_discard(first, n);
 }

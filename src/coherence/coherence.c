@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "coherence/protocol.h"
+#include "detect/detect.h"
 #include "memory/alloc.h"
 #include "memory/region.h"
 #include "transport/wait.h"
@@ -29,6 +30,7 @@ void coh_init(void)
 {
     for (size_t i = 1; i < NPROTO; i++)
         protocols[i]->init();
+    detect_on_fault(coh_fault);
 }
 
 void coh_map(uint32_t first, uint32_t n, const tsr_attr *attr)

@@ -33,12 +33,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "coherence/diff.h"
 #include "coherence/hlrc.h"
 #include "coherence/outbox.h"
 #include "coherence/protocol.h"
+#include "detect/detect.h"
 #include "memory/region.h"
 #include "stats/stats.h"
 #include "transport/transport.h"
@@ -88,7 +88,7 @@ static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
             atomic_store(&region.meta[first + j].copied, cfg.nodes > 1);
             j++;
         }
-        page_protect(first + i, j - i, PROT_READ);
+        detect_set_access(first + i, j - i, ACCESS_READ);
         i = j;
     }
 }
@@ -173,10 +173,10 @@ static void page_fetch(uint32_t p)
     for (uint32_t i = 1; i < r.n; i++)
         region.meta[p + i * r.stride].state = READ;
     if (r.n > 1 && r.stride == 1)
-        page_protect(p + 1, r.n - 1, PROT_READ);
+        detect_set_access(p + 1, r.n - 1, ACCESS_READ);
     else
         for (uint32_t i = 1; i < r.n; i++)
-            page_protect(p + i * r.stride, 1, PROT_READ);
+            detect_set_access(p + i * r.stride, 1, ACCESS_READ);
     STAT_ADD(page_fetches, r.n);
     STAT_TIME(fault_wait_s, now_s() - t0);
 }
@@ -243,7 +243,7 @@ static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
     waiter_done((waiter *)(uintptr_t)h->arg[1]);
 }
 
-/* ---- Faults (SIGSEGV handler context) ------------------------------------ */
+/* ---- Faults (detection callback: any thread, async-signal-safe) ---------- */
 
 /* The state is the truth and the protection follows it: a fault on a page
  * whose state already allows the access (a protection left behind, another
@@ -258,32 +258,32 @@ static void fault(uint32_t p, int is_write)
     case HOME_READ:
         m->state = HOME_WRITE;
         dirty[ndirty++] = p;
-        page_protect(p, 1, PROT_READ | PROT_WRITE);
+        detect_set_access(p, 1, ACCESS_WRITE);
         STAT_ADD(write_faults, 1);
         return;
     case INVALID:
         page_fetch(p);
         m->state = READ;
         if (is_write != 1) { /* a read, or unknown: a write will fault again */
-            page_protect(p, 1, PROT_READ);
+            detect_set_access(p, 1, ACCESS_READ);
             STAT_ADD(read_faults, 1);
             return;
         }
         __attribute__((fallthrough)); /* the write that faulted needs a twin */
     case READ:
         if (is_write == 0) {
-            page_protect(p, 1, PROT_READ);
+            detect_set_access(p, 1, ACCESS_READ);
             return;
         }
         memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
         m->state = WRITE;
         dirty[ndirty++] = p;
-        page_protect(p, 1, PROT_READ | PROT_WRITE);
+        detect_set_access(p, 1, ACCESS_WRITE);
         STAT_ADD(twins, 1);
         STAT_ADD(write_faults, 1);
         return;
     default: /* WRITE, HOME_WRITE, HOME_STICKY: writable already */
-        page_protect(p, 1, PROT_READ | PROT_WRITE);
+        detect_set_access(p, 1, ACCESS_WRITE);
         return;
     }
 }
@@ -312,7 +312,7 @@ static void flush_home_page(uint32_t p)
         return;
     }
     m->state = HOME_READ;
-    page_protect(p, 1, PROT_READ);
+    detect_set_access(p, 1, ACCESS_READ);
 }
 
 /* The sticky pages among those copied since the last release. Entries of
@@ -372,7 +372,7 @@ static void flush(uint32_t *barrier_sent)
             continue;
         }
         /* Protect first: the twin comparison must see the final bytes. */
-        page_protect(p, 1, PROT_READ);
+        detect_set_access(p, 1, ACCESS_READ);
         region.meta[p].state = READ;
         outbox_add_diff(&box[region.meta[p].home], p, 0);
     }
@@ -428,7 +428,7 @@ static void invalidate(uint32_t p, uint32_t version)
     if (is_home(p) || m->state == INVALID || atomic_load(&m->version) >= version)
         return;
     m->state = INVALID;
-    page_protect(p, 1, PROT_NONE);
+    detect_set_access(p, 1, ACCESS_NONE);
     STAT_ADD(invalidations, 1);
 }
 

@@ -1,10 +1,20 @@
+/*
+ * segv.c - the `segv` detection backend: the application view's pages are
+ * mapped PROT_NONE / PROT_READ / PROT_READ|PROT_WRITE as their access bytes
+ * say, and the SIGSEGV handler turns a fault into a call of the fault
+ * callback, on the faulting thread. A fault outside Tessera's memory is the
+ * program's own and is passed on unchanged.
+ */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 
-#include "coherence/coherence.h"
+#include "detect/backend.h"
 #include "detect/detect.h"
+#include "memory/region.h"
 #include "util/log.h"
 
 static struct sigaction previous;
@@ -40,18 +50,37 @@ static void pass_on(int sig, siginfo_t *info, void *uctx)
 static void on_segv(int sig, siginfo_t *info, void *uctx)
 {
     int saved = errno;
-    if (coh_fault(info->si_addr, fault_is_write(uctx)) < 0)
+    if (detect_fault(info->si_addr, fault_is_write(uctx)) < 0)
         pass_on(sig, info, uctx);
     errno = saved;
 }
 
-void detect_install(void)
+static int segv_start(char *why, size_t len)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_segv;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGSEGV, &sa, &previous))
-        log_die("cannot install the SIGSEGV handler: %m");
+    if (sigaction(SIGSEGV, &sa, &previous)) {
+        snprintf(why, len, "cannot install the SIGSEGV handler: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
 }
+
+static const int prot_of[] = {
+    [ACCESS_NONE] = PROT_NONE,
+    [ACCESS_READ] = PROT_READ,
+    [ACCESS_WRITE] = PROT_READ | PROT_WRITE,
+};
+
+/* Always mprotect, even when `old` says nothing changes: that is how a
+ * protection left behind is put right. */
+static void segv_apply(uint32_t first, uint32_t n, int old, int access)
+{
+    if (mprotect(page_app(first), (size_t)n << PAGE_SHIFT, prot_of[access]))
+        log_die_status(1, "mprotect of %u page(s) at %p failed: %s (raise vm.max_map_count?)", n, (void *)page_app(first), strerror(errno));
+}
+
+const detect_backend segv_backend = {"segv", 0, segv_start, segv_apply};
