@@ -22,6 +22,7 @@ typedef struct detect_backend {
 } detect_backend;
 
 extern const detect_backend segv_backend;
+extern const detect_backend uffd_backend;
 
 /* Hands a fault to the registered callback; -1 when the fault is not the
  * callback's (backends then treat it as the program's own crash). */

@@ -8,6 +8,7 @@
 
 #include "detect/backend.h"
 #include "memory/region.h"
+#include "util/config.h"
 #include "util/log.h"
 
 _Atomic uint8_t *detect_access;
@@ -15,13 +16,28 @@ _Atomic uint8_t *detect_access;
 static const detect_backend *backend;
 static detect_fault_fn on_fault;
 
-void detect_init(void)
+/* uffd where TSR_DETECT asks for it or allows it; segv otherwise. Returns
+ * the backend, started. */
+static const detect_backend *start_backend(void)
 {
     char why[256];
+    if (cfg.detect != DETECT_SEGV) {
+        if (uffd_backend.start(why, sizeof why) == 0)
+            return &uffd_backend;
+        if (cfg.detect == DETECT_UFFD)
+            log_die("TSR_DETECT=uffd: %s", why);
+        log_debug("TSR_DETECT=auto: using segv: %s", why);
+    }
+    if (segv_backend.start(why, sizeof why))
+        log_die("TSR_DETECT=segv: %s", why);
+    return &segv_backend;
+}
+
+void detect_init(void)
+{
     detect_access = region_page_table(sizeof *detect_access, "the page access table");
-    backend = &segv_backend;
-    if (backend->start(why, sizeof why))
-        log_die("access detection: %s", why);
+    backend = start_backend();
+    log_debug("access detection: %s", backend->name);
 }
 
 void detect_on_fault(detect_fault_fn fn) { on_fault = fn; }

@@ -15,8 +15,11 @@
  * the access go on as far as the byte allows (a write to a page left READ
  * faults again).
  *
- * Backend: segv - mprotect and a SIGSEGV handler on the faulting thread
- * (segv.c).
+ * Backends (TSR_DETECT, docs/CONFIG.md):
+ *   segv - mprotect and a SIGSEGV handler on the faulting thread (segv.c);
+ *   uffd - userfaultfd minor/missing and write-protect faults, served by a
+ *          handler thread (uffd.c). The kernel also hands it the faults it
+ *          takes inside system calls, and those of any user thread.
  */
 #ifndef TSR_DETECT_H
 #define TSR_DETECT_H

@@ -80,7 +80,8 @@ static const int prot_of[] = {
 static void segv_apply(uint32_t first, uint32_t n, int old, int access)
 {
     if (mprotect(page_app(first), (size_t)n << PAGE_SHIFT, prot_of[access]))
-        log_die_status(1, "mprotect of %u page(s) at %p failed: %s (raise vm.max_map_count?)", n, (void *)page_app(first), strerror(errno));
+        log_die_status(1, "mprotect of %u page(s) at %p failed: %s (raise vm.max_map_count, "
+                       "or use TSR_DETECT=uffd)", n, (void *)page_app(first), strerror(errno));
 }
 
 const detect_backend segv_backend = {"segv", 0, segv_start, segv_apply};

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 typedef enum { PROGRESS_HYBRID = 0, PROGRESS_SPIN, PROGRESS_BLOCK } progress_t;
+typedef enum { DETECT_SEGV = 0, DETECT_UFFD, DETECT_AUTO } detect_t;
 
 typedef struct tsr_config {
     int node, nodes;          /* TSR_NODE, TSR_NODES (set by tsrun) */
@@ -21,6 +22,7 @@ typedef struct tsr_config {
     int stats;                /* TSR_STATS=1: table at exit */
     const char *stats_json;   /* TSR_STATS_JSON: file to append JSON to */
     int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */
+    detect_t detect;          /* TSR_DETECT: segv | uffd | auto */
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */
     uint32_t fetch_ahead;     /* TSR_FETCH_AHEAD: most pages one fetch brings */
 } tsr_config;
