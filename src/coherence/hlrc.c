@@ -30,6 +30,13 @@
  * in the home's notice set, and travels with its releases, until the next
  * barrier applies it everywhere. So a page only its home uses costs no
  * notices at all, however often it is written.
+ *
+ * Where the detection layer tracks writes exactly (TSR_DETECT=uffd on a
+ * kernel with asynchronous write protection), cache-only detection needs no
+ * guess: home pages are HOME_EXACT, writable and never faulting, and a
+ * release asks the kernel which of them were written since the previous
+ * one. Only those get a new version, so a home page that was not written
+ * costs no notice even if other nodes hold copies.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,20 +84,57 @@ static void note_copied(uint32_t p)
     atomic_store_explicit(&ring_tail, t + 1, memory_order_release);
 }
 
+/* Runs of home pages whose writes the detection layer tracks (HOME_EXACT);
+ * changed only by tsr_alloc and tsr_free. Each run is a mapping of its own
+ * (it belongs to another userfaultfd context), so their number is bounded
+ * far below vm.max_map_count: homes finely interleaved (cyclic, small
+ * blocks) beyond it fall back to sticky pages. */
+#define MAX_TRACKED_RUNS 1024
+typedef struct page_run {
+    uint32_t first, n;
+} page_run;
+static page_run tracked[MAX_TRACKED_RUNS];
+static uint32_t ntracked;
+
+/* Home pages [first, first+n) become HOME_EXACT if the detection layer can
+ * track their writes; returns their state. */
+static uint8_t home_state(uint32_t first, uint32_t n)
+{
+    if (!cfg.cache_only || ntracked == MAX_TRACKED_RUNS || detect_track_writes(first, n))
+        return HOME_READ;
+    tracked[ntracked++] = (page_run){first, n};
+    return HOME_EXACT;
+}
+
 static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 {
     for (uint32_t i = 0; i < n;) {
         uint32_t j = i;
         int home = is_home(first + i);
-        while (j < n && is_home(first + j) == home) {
-            region.meta[first + j].state = home ? HOME_READ : READ;
-            /* Every other node holds version 0 of a fresh page. */
-            atomic_store(&region.meta[first + j].copied, cfg.nodes > 1);
+        while (j < n && is_home(first + j) == home)
             j++;
+        uint8_t state = home ? home_state(first + i, j - i) : READ;
+        for (uint32_t k = i; k < j; k++) {
+            region.meta[first + k].state = state;
+            /* Every other node holds version 0 of a fresh page. */
+            atomic_store(&region.meta[first + k].copied, cfg.nodes > 1);
         }
-        detect_set_access(first + i, j - i, ACCESS_READ);
+        if (state != HOME_EXACT)
+            detect_set_access(first + i, j - i, ACCESS_READ);
         i = j;
     }
+}
+
+static void unmap(uint32_t first, uint32_t n)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < ntracked; i++) {
+        if (tracked[i].first >= first && tracked[i].first < first + n)
+            detect_untrack_writes(tracked[i].first, tracked[i].n);
+        else
+            tracked[kept++] = tracked[i];
+    }
+    ntracked = kept;
 }
 
 /* ---- Page fetch ---------------------------------------------------------- */
@@ -282,7 +326,7 @@ static void fault(uint32_t p, int is_write)
         STAT_ADD(twins, 1);
         STAT_ADD(write_faults, 1);
         return;
-    default: /* WRITE, HOME_WRITE, HOME_STICKY: writable already */
+    default: /* WRITE, HOME_WRITE, HOME_STICKY, HOME_EXACT: writable already */
         detect_set_access(p, 1, ACCESS_WRITE);
         return;
     }
@@ -296,17 +340,24 @@ typedef struct flush_ctx {
     _Atomic uint32_t nacks;
 } flush_ctx;
 
-/* A home page written in this interval, or sticky and copied since the
- * last release: a new version, announced if some other node may hold the
- * current one. Sticky pages stay writable unless another node has written
- * them meanwhile. */
-static void flush_home_page(uint32_t p)
+/* A home page written in this interval (or counted as written): a new
+ * version, announced if some other node may hold the current one. */
+static void new_home_version(uint32_t p)
 {
     page_meta *m = &region.meta[p];
     if (atomic_exchange(&m->copied, 0)) {
         coh_note(p, atomic_fetch_add(&m->version, 1) + 1);
         STAT_ADD(write_notices, 1);
     }
+}
+
+/* A home page written in this interval, or sticky and copied since the
+ * last release. Sticky pages stay writable unless another node has written
+ * them meanwhile. */
+static void flush_home_page(uint32_t p)
+{
+    page_meta *m = &region.meta[p];
+    new_home_version(p);
     if (cfg.cache_only && !atomic_exchange(&m->remote, 0)) {
         m->state = HOME_STICKY;
         return;
@@ -329,6 +380,13 @@ static void flush_copied_sticky(void)
         if (coh_protocol_of(p) == &hlrc_protocol && region.meta[p].state == HOME_STICKY)
             flush_home_page(p);
     }
+}
+
+/* An exactly tracked home page that the kernel saw written. */
+static void flush_written_home(uint32_t p)
+{
+    STAT_ADD(release_pages, 1);
+    new_home_version(p);
 }
 
 static void send_diffs(outbox *box, uint32_t total)
@@ -361,6 +419,8 @@ static void send_diffs(outbox *box, uint32_t total)
 static void flush(uint32_t *barrier_sent)
 {
     flush_copied_sticky();
+    for (uint32_t i = 0; i < ntracked; i++)
+        detect_written(tracked[i].first, tracked[i].n, flush_written_home);
     if (!ndirty)
         return;
     outbox *box = calloc((size_t)cfg.nodes, sizeof *box);
@@ -447,6 +507,7 @@ const tsr_protocol hlrc_protocol = {
     .name = "hlrc",
     .init = init,
     .map = map,
+    .unmap = unmap,
     .fault = fault,
     .flush = flush,
     .invalidate = invalidate,

@@ -19,6 +19,11 @@ typedef struct detect_backend {
      * `old` for all of them and is now `access`, that access. Async-signal-
      * safe. */
     void (*apply)(uint32_t first, uint32_t n, int old, int access);
+    /* Optional (NULL: cannot), write tracking without faults: see
+     * detect_track_writes and the two after it in detect.h. */
+    int (*track)(uint32_t first, uint32_t n);
+    void (*untrack)(uint32_t first, uint32_t n);
+    void (*written)(uint32_t first, uint32_t n, void (*fn)(uint32_t page));
 } detect_backend;
 
 extern const detect_backend segv_backend;

@@ -64,6 +64,22 @@ void detect_set_access(uint32_t first, uint32_t n, int access)
     }
 }
 
+int detect_track_writes(uint32_t first, uint32_t n)
+{
+    if (!backend->track || backend->track(first, n))
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        atomic_store_explicit(&detect_access[first + i], ACCESS_WRITE, memory_order_release);
+    return 0;
+}
+
+void detect_written(uint32_t first, uint32_t n, void (*fn)(uint32_t page))
+{
+    backend->written(first, n, fn);
+}
+
+void detect_untrack_writes(uint32_t first, uint32_t n) { backend->untrack(first, n); }
+
 const char *detect_backend_name(void) { return backend->name; }
 int detect_serves_kernel_faults(void) { return backend->kernel_faults; }
 

@@ -19,7 +19,8 @@
  *   segv - mprotect and a SIGSEGV handler on the faulting thread (segv.c);
  *   uffd - userfaultfd minor/missing and write-protect faults, served by a
  *          handler thread (uffd.c). The kernel also hands it the faults it
- *          takes inside system calls, and those of any user thread.
+ *          takes inside system calls, and those of any user thread. It can
+ *          also track writes exactly, with no fault at all (written.c).
  */
 #ifndef TSR_DETECT_H
 #define TSR_DETECT_H
@@ -50,6 +51,16 @@ void detect_on_fault(detect_fault_fn fn);
  * from any thread. Setting a page's current access again puts the hardware
  * right if it ever disagrees with the byte. */
 void detect_set_access(uint32_t first, uint32_t n, int access);
+/* Exact write tracking without faults (uffd, where the kernel has
+ * asynchronous write protection): pages [first, first+n) get ACCESS_WRITE
+ * and take no fault, and the kernel records which of them are written.
+ * Returns -1 (nothing changed) where the backend cannot. */
+int detect_track_writes(uint32_t first, uint32_t n);
+/* Calls fn(page) for each tracked page of [first, first+n) written since the
+ * previous call (or since tracking began), and starts a new interval. */
+void detect_written(uint32_t first, uint32_t n, void (*fn)(uint32_t page));
+/* Ends tracking of pages [first, first+n); they keep ACCESS_WRITE. */
+void detect_untrack_writes(uint32_t first, uint32_t n);
 /* "segv" or "uffd": the backend in use. */
 const char *detect_backend_name(void);
 /* 1 when faults taken inside system calls and by any thread are served

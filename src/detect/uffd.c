@@ -39,6 +39,7 @@
 
 #include "detect/backend.h"
 #include "detect/detect.h"
+#include "detect/uffd.h"
 #include "memory/region.h"
 #include "util/log.h"
 
@@ -52,6 +53,7 @@
 #define FEATURES                                                                               \
     (UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_WP_HUGETLBFS_SHMEM | \
      UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_THREAD_ID)
+#define MODES (UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR | UFFDIO_REGISTER_MODE_WP)
 #define NEEDED_IOCTLS ((__u64)1 << _UFFDIO_CONTINUE | (__u64)1 << _UFFDIO_WRITEPROTECT)
 
 static int uffd = -1;
@@ -60,7 +62,7 @@ static pthread_t handler;
 /* A userfaultfd that also serves kernel-mode faults (no UFFD_USER_MODE_ONLY):
  * through the system call (root, or vm.unprivileged_userfaultfd=1), else
  * through /dev/userfaultfd where this user may open it. */
-static int open_uffd(char *why, size_t len)
+int uffd_open(uint64_t features, char *why, size_t len)
 {
     int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
     if (fd < 0 && errno == EPERM) {
@@ -75,25 +77,34 @@ static int open_uffd(char *why, size_t len)
                  "/dev/userfaultfd, or vm.unprivileged_userfaultfd=1)", strerror(errno));
         return -1;
     }
-    struct uffdio_api api = {.api = UFFD_API, .features = FEATURES};
+    struct uffdio_api api = {.api = UFFD_API, .features = features};
     if (ioctl(fd, UFFDIO_API, &api)) {
-        snprintf(why, len, "this kernel's userfaultfd lacks minor and write-protect faults on "
-                 "shared memory: %s", strerror(errno));
+        snprintf(why, len, "this kernel's userfaultfd lacks features 0x%llx on shared memory: %s",
+                 (unsigned long long)features, strerror(errno));
         close(fd);
         return -1;
     }
     return fd;
 }
 
-static struct uffdio_range range_of(uint32_t first, uint32_t n)
+struct uffdio_range range_of(uint32_t first, uint32_t n)
 {
     return (struct uffdio_range){(uintptr_t)page_app(first), (uint64_t)n << PAGE_SHIFT};
 }
 
-static void write_protect(uint32_t first, uint32_t n, int on)
+int uffd_register(int fd, uint32_t first, uint32_t n, uint64_t mode)
+{
+    struct uffdio_register reg = {.range = range_of(first, n), .mode = mode};
+    return ioctl(fd, UFFDIO_REGISTER, &reg) ? -1
+           : mode & UFFDIO_REGISTER_MODE_MINOR && (reg.ioctls & NEEDED_IOCTLS) != NEEDED_IOCTLS
+               ? -1
+               : 0;
+}
+
+void uffd_write_protect(int fd, uint32_t first, uint32_t n, int on)
 {
     struct uffdio_writeprotect wp = {range_of(first, n), on ? UFFDIO_WRITEPROTECT_MODE_WP : 0};
-    if (ioctl(uffd, UFFDIO_WRITEPROTECT, &wp))
+    if (ioctl(fd, UFFDIO_WRITEPROTECT, &wp))
         log_die_status(1, "userfaultfd write protection of %u page(s) at %p failed: %s", n,
                        (void *)page_app(first), strerror(errno));
 }
@@ -109,7 +120,7 @@ static void uffd_apply(uint32_t first, uint32_t n, int old, int access)
             log_die_status(1, "cannot drop %u page(s) at %p from the application view: %s", n,
                            (void *)page_app(first), strerror(errno));
     } else if (old != ACCESS_NONE) {
-        write_protect(first, n, access == ACCESS_READ);
+        uffd_write_protect(uffd, first, n, access == ACCESS_READ);
     }
 }
 
@@ -165,7 +176,7 @@ static void serve(const struct uffd_msg *msg)
     if (!(flags & UFFD_PAGEFAULT_FLAG_WP))
         install(p, access, (flags & UFFD_PAGEFAULT_FLAG_MINOR) != 0);
     else if (access == ACCESS_WRITE)
-        write_protect(p, 1, 0); /* also wakes the faulting thread */
+        uffd_write_protect(uffd, p, 1, 0); /* also wakes the faulting thread */
     else
         wake(p);
     int now = detect_access_of(p);
@@ -191,16 +202,12 @@ static void *handler_main(void *arg)
 
 static int uffd_start(char *why, size_t len)
 {
-    uffd = open_uffd(why, len);
+    uffd = uffd_open(FEATURES, why, len);
     if (uffd < 0)
         return -1;
     /* One read-write mapping for good: access lives in the page tables. */
-    struct uffdio_register reg = {
-        .range = range_of(0, region.npages),
-        .mode = UFFDIO_REGISTER_MODE_MISSING | UFFDIO_REGISTER_MODE_MINOR | UFFDIO_REGISTER_MODE_WP,
-    };
     if (mprotect(region.app, region.size, PROT_READ | PROT_WRITE) ||
-        ioctl(uffd, UFFDIO_REGISTER, &reg) || (reg.ioctls & NEEDED_IOCTLS) != NEEDED_IOCTLS) {
+        uffd_register(uffd, 0, region.npages, MODES)) {
         snprintf(why, len, "cannot register the shared region with userfaultfd: %s",
                  strerror(errno));
         mprotect(region.app, region.size, PROT_NONE);
@@ -218,4 +225,22 @@ static int uffd_start(char *why, size_t len)
     return 0;
 }
 
-const detect_backend uffd_backend = {"uffd", 1, uffd_start, uffd_apply};
+/* Pages whose writes the kernel records (written.c) leave this context for
+ * one with asynchronous write protection; on untracking they come back. */
+void uffd_reclaim(uint32_t first, uint32_t n)
+{
+    if (uffd_register(uffd, first, n, MODES))
+        log_die_status(1, "cannot register %u page(s) at %p with userfaultfd again: %s", n,
+                       (void *)page_app(first), strerror(errno));
+}
+
+void uffd_release(uint32_t first, uint32_t n)
+{
+    struct uffdio_range r = range_of(first, n);
+    if (ioctl(uffd, UFFDIO_UNREGISTER, &r))
+        log_die_status(1, "cannot unregister %u page(s) at %p from userfaultfd: %s", n,
+                       (void *)page_app(first), strerror(errno));
+}
+
+const detect_backend uffd_backend = {"uffd", 1, uffd_start, uffd_apply,
+                                     uffd_track, uffd_untrack, uffd_written};

@@ -4,7 +4,8 @@
  *   thread  - a second user thread reads invalid shared pages
  *   freed   - the last node reads memory after tsr_free: it must crash
  *   maps    - every other page invalid: prints how many mappings the shared
- *             region has become (one under uffd, many under segv)
+ *             region has become (one per home run under uffd, one per
+ *             page under segv)
  * The first three need a detection backend that serves faults taken inside
  * system calls and by any thread (TSR_DETECT=uffd); under another they print
  * SKIP with the reason and pass. */

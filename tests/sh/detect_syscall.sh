@@ -3,8 +3,9 @@
 # (tests/mp/detect_syscall.c): read(2) into invalid shared pages on non-home
 # nodes, write(2) from them to a pipe, and a second user thread reading them
 # work under TSR_DETECT=uffd, at 2-4 nodes. Under segv the program says it
-# skips each, and why. uffd keeps the region one mapping where segv's
-# protections split it (vm.max_map_count). A read of freed memory crashes under segv too; a bad
+# skips each, and why. Where segv's protections split the region page by
+# page (vm.max_map_count), uffd splits it only where a run of home pages
+# begins (exact write tracking). A read of freed memory crashes under segv too; a bad
 # TSR_DETECT is refused.
 . tests/lib.sh
 
@@ -29,6 +30,6 @@ for m in read write thread; do
         expect_ok "$m -n $n under uffd" "node 1: $m PASS" env TSR_DETECT=uffd $TSRUN -n $n $B/tests/mp/detect_syscall $m
     done
 done
-expect_ok "uffd keeps the shared region one mapping" "node 1: 1 mappings" \
+expect_ok "uffd splits the shared region only at home runs" "node 1: [12] mappings" \
     env TSR_DETECT=uffd $TSRUN -n 2 $B/tests/mp/detect_syscall maps
 finish
