@@ -54,7 +54,8 @@ void detect_set_access(uint32_t first, uint32_t n, int access);
 /* Exact write tracking without faults (uffd, where the kernel has
  * asynchronous write protection): pages [first, first+n) get ACCESS_WRITE
  * and take no fault, and the kernel records which of them are written.
- * Returns -1 (nothing changed) where the backend cannot. */
+ * Returns -1 (nothing changed) where the backend cannot. Their access must
+ * not be set again until detect_untrack_writes. */
 int detect_track_writes(uint32_t first, uint32_t n);
 /* Calls fn(page) for each tracked page of [first, first+n) written since the
  * previous call (or since tracking began), and starts a new interval. */

@@ -87,23 +87,27 @@ int uffd_open(uint64_t features, char *why, size_t len)
     return fd;
 }
 
-struct uffdio_range range_of(uint32_t first, uint32_t n)
+struct uffdio_range uffd_range(uint32_t first, uint32_t n)
 {
     return (struct uffdio_range){(uintptr_t)page_app(first), (uint64_t)n << PAGE_SHIFT};
 }
 
+/* Serving faults needs UFFDIO_CONTINUE and UFFDIO_WRITEPROTECT on the range. */
 int uffd_register(int fd, uint32_t first, uint32_t n, uint64_t mode)
 {
-    struct uffdio_register reg = {.range = range_of(first, n), .mode = mode};
-    return ioctl(fd, UFFDIO_REGISTER, &reg) ? -1
-           : mode & UFFDIO_REGISTER_MODE_MINOR && (reg.ioctls & NEEDED_IOCTLS) != NEEDED_IOCTLS
-               ? -1
-               : 0;
+    struct uffdio_register reg = {.range = uffd_range(first, n), .mode = mode};
+    if (ioctl(fd, UFFDIO_REGISTER, &reg))
+        return -1;
+    if (mode == MODES && (reg.ioctls & NEEDED_IOCTLS) != NEEDED_IOCTLS) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    return 0;
 }
 
 void uffd_write_protect(int fd, uint32_t first, uint32_t n, int on)
 {
-    struct uffdio_writeprotect wp = {range_of(first, n), on ? UFFDIO_WRITEPROTECT_MODE_WP : 0};
+    struct uffdio_writeprotect wp = {uffd_range(first, n), on ? UFFDIO_WRITEPROTECT_MODE_WP : 0};
     if (ioctl(fd, UFFDIO_WRITEPROTECT, &wp))
         log_die_status(1, "userfaultfd write protection of %u page(s) at %p failed: %s", n,
                        (void *)page_app(first), strerror(errno));
@@ -126,7 +130,7 @@ static void uffd_apply(uint32_t first, uint32_t n, int old, int access)
 
 static void wake(uint32_t p)
 {
-    struct uffdio_range r = range_of(p, 1);
+    struct uffdio_range r = uffd_range(p, 1);
     ioctl(uffd, UFFDIO_WAKE, &r);
 }
 
@@ -140,7 +144,7 @@ static void install(uint32_t p, int access, int minor)
     }
     if (!minor)
         fallocate(region.memfd, 0, (off_t)p << PAGE_SHIFT, PAGE_SIZE);
-    struct uffdio_continue c = {.range = range_of(p, 1),
+    struct uffdio_continue c = {.range = uffd_range(p, 1),
                                 .mode = access == ACCESS_READ ? UFFDIO_CONTINUE_MODE_WP : 0};
     if (ioctl(uffd, UFFDIO_CONTINUE, &c) && errno != EEXIST && errno != EAGAIN)
         log_die_status(1, "cannot map page %p into the application view: %s",
@@ -236,7 +240,7 @@ void uffd_reclaim(uint32_t first, uint32_t n)
 
 void uffd_release(uint32_t first, uint32_t n)
 {
-    struct uffdio_range r = range_of(first, n);
+    struct uffdio_range r = uffd_range(first, n);
     if (ioctl(uffd, UFFDIO_UNREGISTER, &r))
         log_die_status(1, "cannot unregister %u page(s) at %p from userfaultfd: %s", n,
                        (void *)page_app(first), strerror(errno));

@@ -16,7 +16,8 @@ int uffd_open(uint64_t features, char *why, size_t len);
 int uffd_register(int fd, uint32_t first, uint32_t n, uint64_t mode);
 /* Write-protects (on) or unprotects pages [first, first+n) through fd. */
 void uffd_write_protect(int fd, uint32_t first, uint32_t n, int on);
-struct uffdio_range range_of(uint32_t first, uint32_t n);
+/* The application view's pages [first, first+n) as a userfaultfd range. */
+struct uffdio_range uffd_range(uint32_t first, uint32_t n);
 /* Takes pages out of the fault-serving context, and gives them back. */
 void uffd_release(uint32_t first, uint32_t n);
 void uffd_reclaim(uint32_t first, uint32_t n);

@@ -80,7 +80,7 @@ int uffd_track(uint32_t first, uint32_t n)
 
 void uffd_untrack(uint32_t first, uint32_t n)
 {
-    struct uffdio_range r = range_of(first, n);
+    struct uffdio_range r = uffd_range(first, n);
     if (ioctl(async_fd, UFFDIO_UNREGISTER, &r))
         log_die_status(1, "cannot stop tracking writes to %u page(s) at %p: %s", n,
                        (void *)page_app(first), strerror(errno));

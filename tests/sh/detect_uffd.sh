@@ -2,8 +2,8 @@
 # The userfaultfd detection backend (TSR_DETECT=uffd): the home-based
 # protocol's multi-process tests (also with TSR_WRITE_DETECT=all), Munin's reductions and hints (the comm
 # thread lowers access while the handler thread maps pages), and two
-# applications at 1-4 nodes; `auto`'s choice and its fallback; an access to
-# freed memory still a crash.
+# applications at 1-4 nodes; `auto`'s choice and its fallback, and `uffd`
+# refused where it cannot run; an access to freed memory still a crash.
 . tests/lib.sh
 
 if ! TSR_DETECT=uffd $B/tests/mp/lock_counter 10 >"$LOG/probe" 2>&1; then
@@ -35,6 +35,9 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$(cat /proc/sys/v
         "TSR_DETECT=auto: using segv: userfaultfd is not available" \
         setpriv --reuid=65534 --regid=65534 --clear-groups env TSR_DETECT=auto TSR_VERBOSE=1 \
         $B/tests/mp/lock_counter 10
+    expect_fail "TSR_DETECT=uffd without userfaultfd stops, naming the variable and why" \
+        "TSR_DETECT=uffd: userfaultfd is not available: .* (it needs root" \
+        setpriv --reuid=65534 --regid=65534 --clear-groups env TSR_DETECT=uffd $B/tests/mp/lock_counter 10
 fi
 expect_fail "a read of freed shared memory crashes under uffd" "node 2 was killed by signal 11" \
     env TSR_DETECT=uffd $TSRUN -n 3 $B/tests/mp/detect_syscall freed
