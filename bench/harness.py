@@ -65,17 +65,20 @@ COUNTERS = {
     "diffs": "diffs_created",
 }
 
-IMPLS = ("seq", "tessera", "tessera-v", "tessera-munin", "mpi-shm", "mpi-tcp")
+IMPLS = ("seq", "tessera", "tessera-v", "tessera-munin", "tessera-uffd", "mpi-shm", "mpi-tcp")
 MPI_IMPLS = ("mpi-shm", "mpi-tcp")
-# Tessera variants: (TSR_WRITE_DETECT, extra program arguments).
+# Tessera variants: (TSR_WRITE_DETECT, extra program arguments, TSR_DETECT).
 #   tessera        the default: home-based LRC with Nautilus' cache-only
 #                  write detection ("NautCO")
 #   tessera-v      every home write detected ("NautV"), which Nautilus'
 #                  Table 1 compares; its applications only, largest node count
 #   tessera-munin  the app's data under Munin's annotations (--munin), which
 #                  Munin's Tables 3 and 5 compare with message passing
-TESSERA_IMPLS = {"tessera": ("cache-only", []), "tessera-v": ("all", []),
-                 "tessera-munin": ("cache-only", ["--munin"])}
+#   tessera-uffd   the default with access detection by userfaultfd, and so
+#                  exact home write detection, against SIGSEGV (TSR_DETECT)
+TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv"), "tessera-v": ("all", [], "segv"),
+                 "tessera-munin": ("cache-only", ["--munin"], "segv"),
+                 "tessera-uffd": ("cache-only", [], "uffd")}
 NAUTILUS_APPS = ("lu", "water", "sor")
 MUNIN_APPS = ("mm", "sor")
 
@@ -330,6 +333,7 @@ def execute(cfg: argparse.Namespace, app: App, impl: str, nodes: int, rep: int) 
         if impl in TESSERA_IMPLS:
             env["TSR_STATS_JSON"] = str(stats_path)
             env["TSR_WRITE_DETECT"] = TESSERA_IMPLS[impl][0]
+            env["TSR_DETECT"] = TESSERA_IMPLS[impl][2]
         start = time.monotonic()
         rc, out, err = run_process(command(cfg, app, impl, nodes), env, cfg.timeout)
         run.wall = time.monotonic() - start
@@ -387,6 +391,17 @@ def tail(text: str, n: int) -> str:
 # The sweep
 # ---------------------------------------------------------------------------
 
+def userfaultfd_allowed() -> bool:
+    """Whether TSR_DETECT=uffd may open a userfaultfd here (the kernel's
+    features are checked by the run itself)."""
+    try:
+        unprivileged = Path("/proc/sys/vm/unprivileged_userfaultfd").read_text().strip() == "1"
+    except OSError:
+        unprivileged = False
+    return (os.geteuid() == 0 or unprivileged
+            or os.access("/dev/userfaultfd", os.R_OK | os.W_OK))
+
+
 def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str, int]], list[str]]:
     """(app, impl, nodes) of one repetition, and a note for each implementation
     that cannot run (binary not built, no MPI version): the rest still runs,
@@ -400,6 +415,9 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
                 reason = f"{shown(binary(cfg, app, impl))} not built"
             elif impl in TESSERA_IMPLS and not os.access(cfg.tsrun, os.X_OK):
                 reason = f"{shown(cfg.tsrun)} not built"
+            elif impl == "tessera-uffd" and not userfaultfd_allowed():
+                reason = ("userfaultfd not allowed (needs root, /dev/userfaultfd access or "
+                          "vm.unprivileged_userfaultfd=1)")
             else:
                 reason = ""
             if reason:
@@ -412,7 +430,8 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
             if (impl == "tessera-v" and app.name not in NAUTILUS_APPS and not cfg.detect_both
                     or impl == "tessera-munin" and app.name not in MUNIN_APPS):
                 continue
-            nodes = ([1] if impl == "seq" else cfg.nodes if impl in ("tessera", "tessera-munin")
+            nodes = ([1] if impl == "seq"
+                     else cfg.nodes if impl in ("tessera", "tessera-munin", "tessera-uffd")
                      else (cfg.nodes if cfg.detect_both else [max(cfg.nodes)])
                      if impl == "tessera-v" else cfg.mpi_nodes)
             todo += [(app, impl, n) for n in nodes]
@@ -780,27 +799,43 @@ class Report:
                "stands where TreadMarks stood, as the reference.")
         return cap + "\n\n" + table(["application"] + apps, rows, "l")
 
-    def detection(self) -> str:
-        """Both home write detection modes over every application measured under
-        both: the figures that choose the default (TSR_WRITE_DETECT)."""
-        keys = sorted((a, n) for (a, i, n) in self.cells if i == "tessera-v"
+    def versus(self, other: str, names: tuple[str, str], caption: str) -> str:
+        """The default Tessera against the variant `other` over every application
+        measured under both (named names[0] and names[1] in the columns)."""
+        keys = sorted((a, n) for (a, i, n) in self.cells if i == other
                       and (a, "tessera", n) in self.cells)
         if len({a for a, _ in keys}) < 2:
             return ""
         rows = []
         for a, n in keys:
-            tc, tv = self.secs(a, "tessera", n), self.secs(a, "tessera-v", n)
-            rows.append([a, self.star(n, str(n)), fmt_s(tc), fmt_s(tv), fmt_x(ratio(tc, tv)),
+            t, to = self.secs(a, "tessera", n), self.secs(a, other, n)
+            rows.append([a, self.star(n, str(n)), fmt_s(t), fmt_s(to), fmt_x(ratio(t, to)),
                          fmt_n(self.counter(a, n, "write_faults")),
-                         fmt_n(self.counter(a, n, "write_faults", "tessera-v"))])
-        rs = [ratio(self.secs(a, "tessera", n), self.secs(a, "tessera-v", n)) for a, n in keys]
+                         fmt_n(self.counter(a, n, "write_faults", other))])
+        rs = [ratio(self.secs(a, "tessera", n), self.secs(a, other, n)) for a, n in keys]
         rs = [r for r in rs if r]
         geo = math.exp(sum(math.log(r) for r in rs) / len(rs)) if rs else None
-        cap = ("**Write detection across the suite: cache-only (the default, Nautilus' NautCO) "
-               "against every home write detected (TSR_WRITE_DETECT=all, NautV).** ratio = "
-               f"cache-only time / all time; geometric mean {fmt_x(geo)}.")
-        return cap + "\n\n" + table(["application", "nodes", "cache-only s", "all s", "ratio",
-                                      "write faults cache-only", "write faults all"], rows, "l")
+        cap = caption + (f" ratio = {names[0]} time / {names[1]} time; geometric mean "
+                         f"{fmt_x(geo)}.")
+        return cap + "\n\n" + table(["application", "nodes", f"{names[0]} s", f"{names[1]} s",
+                                      "ratio", f"write faults {names[0]}",
+                                      f"write faults {names[1]}"], rows, "l")
+
+    def detection(self) -> str:
+        """Both home write detection modes: the figures that choose the default
+        (TSR_WRITE_DETECT)."""
+        return self.versus("tessera-v", ("cache-only", "all"),
+                           "**Write detection across the suite: cache-only (the default, "
+                           "Nautilus' NautCO) against every home write detected "
+                           "(TSR_WRITE_DETECT=all, NautV).**")
+
+    def access(self) -> str:
+        """Both access detection backends (TSR_DETECT): the figures that choose
+        the default."""
+        return self.versus("tessera-uffd", ("segv", "uffd"),
+                           "**Access detection across the suite: SIGSEGV and mprotect (the "
+                           "default) against userfaultfd with exact home write detection "
+                           "(TSR_DETECT=uffd).**")
 
     def failures(self) -> str:
         bad = [r for r in self.runs if not r.ok]
@@ -822,7 +857,8 @@ class Report:
                  f"{h} Tessera traffic (medians, all nodes together)", self.traffic(),
                  f"{h} Against the papers"]
         parts += [s for s in (self.munin("mm", 3, "Matrix Multiply"),
-                              self.munin("sor", 5, "SOR"), self.nautilus(), self.detection()) if s]
+                              self.munin("sor", 5, "SOR"), self.nautilus(), self.detection(),
+                              self.access()) if s]
         parts += [f"{h} Verification", self.failures()]
         if self.oversubscribed:
             parts.append(f"\\* more nodes (processes) than the machine's {self.cores} cores: "
@@ -875,6 +911,7 @@ def plot_speedup(plt, path: Path, cells: dict[Key, Cell], apps: list[str], cores
     height = 3.0 * rows + HEADER_IN
     fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, height), squeeze=False)
     styles = {"tessera": ("o-", "C0", "Tessera"), "tessera-munin": ("d-", "C3", "Tessera-Munin"),
+              "tessera-uffd": ("v-", "C4", "Tessera (TSR_DETECT=uffd)"),
               "mpi-shm": ("s--", "C1", "MPI-shm"), "mpi-tcp": ("^:", "C2", "MPI-tcp")}
     for ax, app in zip(axes.flat, apps):
         all_n = sorted({n for (a, _, n) in cells if a == app} | {1})

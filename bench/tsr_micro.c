@@ -14,6 +14,14 @@
  *   at a time and sequentially (readahead batches the fetches)
  *   remote lock acquire, contended lock hand-off; barrier at 2 and 4 nodes
  *   diff encode / decode of one 4 KiB page (one word, all, every other)
+ *
+ * and, in a second table with one column per access detection backend
+ * (TSR_DETECT=segv, uffd; 2-node runs):
+ *
+ *   a read fault and a write fault with a callback that only grants the
+ *   access: what detection itself costs, without any protocol work
+ *   the first write to an exactly tracked home page after a release, and
+ *   the release-time scan for written pages, per 1,000 home pages (uffd)
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -24,7 +32,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "coherence/coherence.h"
 #include "coherence/diff.h"
+#include "coherence/hlrc.h"
+#include "detect/detect.h"
+#include "memory/region.h"
 #include "tessera.h"
 #include "transport/transport.h"
 #include "util/cpu.h"
@@ -221,10 +233,84 @@ static void bench_diff(const char *name, int stride_words, int words_changed)
         printf("B %s %zu\n", name, len);
 }
 
+/* ---- Access detection ----------------------------------------------------- */
+
+static int grant(void *addr, int is_write)
+{
+    detect_set_access(page_of(addr), 1, is_write ? ACCESS_WRITE : ACCESS_READ);
+    return 0;
+}
+
+/* Node 0 times a read of pages with no access, then a write of the same
+ * pages now readable, while the fault callback only grants the access. The
+ * pages are homed at node 1, so that no write tracking applies to them. */
+static void bench_faults(void)
+{
+    enum { PAGES = 256, ROUNDS = 8 };
+    tsr_attr attr = TSR_ATTR_DEFAULT;
+    attr.home = TSR_HOME_NODE;
+    attr.home_node = 1;
+    volatile char *a = tsr_alloc_attr(PAGES * 4096, &attr);
+    uint32_t first = page_of((const void *)a);
+    double rd = 0, wr = 0;
+    if (tsr_node() == 0) {
+        detect_on_fault(grant);
+        for (int r = 0; r < ROUNDS; r++) {
+            detect_set_access(first, PAGES, ACCESS_NONE);
+            double t0 = now_s();
+            for (int p = 0; p < PAGES; p++)
+                (void)a[p * 4096];
+            double t1 = now_s();
+            for (int p = 0; p < PAGES; p++)
+                a[p * 4096] = 0; /* the zero page stays what the protocol holds */
+            wr += now_s() - t1;
+            rd += t1 - t0;
+        }
+        detect_on_fault(coh_fault);
+        detect_set_access(first, PAGES, ACCESS_READ); /* the protocol's READ */
+    }
+    report("detect_read_fault", rd, PAGES * ROUNDS);
+    report("detect_write_fault", wr, PAGES * ROUNDS);
+    tsr_free((void *)a);
+}
+
+static void ignore_page(uint32_t page) {}
+
+/* Node 0's own home pages, where writes are tracked exactly (uffd): the
+ * first write to each after a scan, and a scan that finds nothing written.
+ * The scans here take what the next release would have announced; nobody
+ * else reads these pages. */
+static void bench_tracking(void)
+{
+    enum { PAGES = 4096, SCANS = 32 };
+    tsr_attr attr = TSR_ATTR_DEFAULT;
+    attr.home = TSR_HOME_NODE;
+    volatile char *a = tsr_alloc_attr(PAGES * 4096, &attr);
+    uint32_t first = page_of((const void *)a);
+    if (tsr_node() == 0 && region.meta[first].state == HOME_EXACT) {
+        for (int p = 0; p < PAGES; p++)
+            a[p * 4096] = 1;
+        detect_written(first, PAGES, ignore_page);
+        double t0 = now_s();
+        for (int p = 0; p < PAGES; p++)
+            a[p * 4096] = 2;
+        report("exact_first_write", now_s() - t0, PAGES);
+        detect_written(first, PAGES, ignore_page);
+        t0 = now_s();
+        for (int s = 0; s < SCANS; s++)
+            detect_written(first, PAGES, ignore_page);
+        report("release_scan_1000", now_s() - t0, SCANS * PAGES / 1000);
+    }
+    tsr_free((void *)a);
+}
+
 static int node_run(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
-    if (tsr_nodes() == 2) {
+    if (argc > 2 && !strcmp(argv[2], "detect")) {
+        bench_faults();
+        bench_tracking();
+    } else if (tsr_nodes() == 2) {
         bench_raw_tcp();
         bench_am_echo();
         bench_page_fetch(101, "page_fetch");
@@ -236,7 +322,8 @@ static int node_run(int argc, char **argv)
             bench_diff("all_words", 1, 1024);
         }
     }
-    bench_barrier();
+    if (argc <= 2)
+        bench_barrier();
     tsr_finalize();
     return 0;
 }
@@ -251,10 +338,15 @@ typedef struct run {
     int n;
 } run;
 
-static void collect(run *r, const char *self, const char *tsrun, int nodes, const char *policy)
+/* Runs `self --node-run what` under tsrun with the environment `env` and
+ * gathers its figures. A failed run stops the driver unless it is optional
+ * (a backend this machine may lack): its figures are then missing. */
+static void collect(run *r, const char *self, const char *tsrun, int nodes, const char *env,
+                    const char *what, int optional)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "TSR_PROGRESS=%s %s -n %d %s --node-run", policy, tsrun, nodes, self);
+    snprintf(cmd, sizeof cmd, "%s %s -n %d %s --node-run %s%s", env, tsrun, nodes, self, what,
+             optional ? " 2>/dev/null" : "");
     FILE *p = popen(cmd, "r");
     char line[256], name[40];
     double v;
@@ -264,8 +356,10 @@ static void collect(run *r, const char *self, const char *tsrun, int nodes, cons
             r->us[r->n++] = v;
         }
     if (!p || pclose(p) != 0) {
-        fprintf(stderr, "tsr_micro: '%s' failed\n", cmd);
-        exit(1);
+        fprintf(stderr, "tsr_micro: '%s' failed%s\n", cmd, optional ? "; its column is empty" : "");
+        if (!optional)
+            exit(1);
+        r->n = 0;
     }
 }
 
@@ -298,6 +392,17 @@ static void row(const char *label, const char *name, const char *base, run *runs
     printf("\n");
 }
 
+static void header(const char *title, const run *runs, int nruns)
+{
+    printf("| %-40s |", title);
+    for (int i = 0; i < nruns; i++)
+        printf(" %19s |", runs[i].label);
+    printf("\n|------------------------------------------|");
+    for (int i = 0; i < nruns; i++)
+        printf("---------------------|");
+    printf("\n");
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "--node-run"))
@@ -312,23 +417,26 @@ int main(int argc, char **argv)
     snprintf(slash, sizeof tsrun - (size_t)(slash - tsrun), "/../bin/tsrun");
 
     static const char *policies[] = {"hybrid", "block", "spin"};
-    run runs[3];
+    static const char *backends[] = {"segv", "uffd"};
+    run runs[3], detect[2];
+    char env[64];
     memset(runs, 0, sizeof runs);
+    memset(detect, 0, sizeof detect);
     for (int i = 0; i < 3; i++) {
         runs[i].label = policies[i];
-        collect(&runs[i], self, tsrun, 2, policies[i]);
-        collect(&runs[i], self, tsrun, 4, policies[i]);
+        snprintf(env, sizeof env, "TSR_PROGRESS=%s", policies[i]);
+        collect(&runs[i], self, tsrun, 2, env, "", 0);
+        collect(&runs[i], self, tsrun, 4, env, "", 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        detect[i].label = backends[i];
+        snprintf(env, sizeof env, "TSR_DETECT=%s", backends[i]);
+        collect(&detect[i], self, tsrun, 2, env, "detect", i > 0);
     }
     printf("Tessera micro-benchmarks, microseconds per operation (ratio to the figure it rests on)\n");
     printf("%ld cores; 2-node runs except barrier_4; columns: TSR_PROGRESS policy\n\n",
            sysconf(_SC_NPROCESSORS_ONLN));
-    printf("| %-40s |", "operation");
-    for (int i = 0; i < 3; i++)
-        printf(" %19s |", runs[i].label);
-    printf("\n|------------------------------------------|");
-    for (int i = 0; i < 3; i++)
-        printf("---------------------|");
-    printf("\n");
+    header("operation", runs, 3);
     row("raw TCP round trip 64 B, blocking", "tcp_block_64", NULL, runs, 3);
     row("raw TCP round trip 64 B, busy-poll", "tcp_busy_64", NULL, runs, 3);
     row("raw TCP round trip 4 KiB, blocking", "tcp_block_4096", NULL, runs, 3);
@@ -347,5 +455,11 @@ int main(int argc, char **argv)
     row("diff decode, one word changed", "diff_decode_one_word", NULL, runs, 3);
     row("diff decode, every other word", "diff_decode_every_other_word", NULL, runs, 3);
     row("diff decode, all words", "diff_decode_all_words", NULL, runs, 3);
+    printf("\n");
+    header("access detection (columns: TSR_DETECT)", detect, 2);
+    row("read fault, detection only", "detect_read_fault", NULL, detect, 2);
+    row("write fault, detection only", "detect_write_fault", NULL, detect, 2);
+    row("first home write, exact tracking", "exact_first_write", NULL, detect, 2);
+    row("release scan, per 1,000 home pages", "release_scan_1000", NULL, detect, 2);
     return 0;
 }

@@ -5,7 +5,6 @@
 #include "tessera.h"
 
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "boot/boot.h"
 #include "coherence/coherence.h"
@@ -32,6 +31,7 @@ int tsr_init(int *argc, char ***argv)
     t_start = now_s();
     config_load();
     region_init();
+    detect_init();
     boot_start();
     am_init();
     am_guard_range(region.app, region.size);
@@ -40,7 +40,6 @@ int tsr_init(int *argc, char ***argv)
     barrier_init();
     stall_init();
     tcp_backend.start();
-    detect_install();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
     barrier_collective(&sig);
     return 0;
@@ -147,6 +146,6 @@ void tsr_free(void *ptr)
     if (!n)
         log_die("tsr_free(%p): not an address returned by tsr_alloc", ptr);
     coh_unmap(first, n);
-    page_protect(first, n, PROT_NONE);
+    detect_set_access(first, n, ACCESS_NONE);
     region_discard(first, n);
 }

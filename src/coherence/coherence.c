@@ -5,6 +5,7 @@
 
 #include "coherence/adopt.h"
 #include "coherence/protocol.h"
+#include "detect/detect.h"
 #include "memory/alloc.h"
 #include "memory/region.h"
 #include "transport/wait.h"
@@ -31,6 +32,7 @@ void coh_init(void)
     for (size_t i = 1; i < NPROTO; i++)
         protocols[i]->init();
     adopt_init();
+    detect_on_fault(coh_fault);
 }
 
 void coh_map(uint32_t first, uint32_t n, const tsr_attr *attr)

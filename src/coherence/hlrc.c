@@ -30,15 +30,22 @@
  * in the home's notice set, and travels with its releases, until the next
  * barrier applies it everywhere. So a page only its home uses costs no
  * notices at all, however often it is written.
+ *
+ * Where the detection layer tracks writes exactly (TSR_DETECT=uffd on a
+ * kernel with asynchronous write protection), cache-only detection needs no
+ * guess: home pages are HOME_EXACT, writable and never faulting, and a
+ * release asks the kernel which of them were written since the previous
+ * one. Only those get a new version, so a home page that was not written
+ * costs no notice even if other nodes hold copies.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "coherence/diff.h"
 #include "coherence/hlrc.h"
 #include "coherence/outbox.h"
 #include "coherence/protocol.h"
+#include "detect/detect.h"
 #include "memory/region.h"
 #include "stats/stats.h"
 #include "transport/transport.h"
@@ -80,20 +87,57 @@ static void note_copied(uint32_t p)
     atomic_store_explicit(&ring_tail, t + 1, memory_order_release);
 }
 
+/* Runs of home pages whose writes the detection layer tracks (HOME_EXACT);
+ * changed only by tsr_alloc and tsr_free. Each run is a mapping of its own
+ * (it belongs to another userfaultfd context), so their number is bounded
+ * far below vm.max_map_count: homes finely interleaved (cyclic, small
+ * blocks) beyond it fall back to sticky pages. */
+#define MAX_TRACKED_RUNS 1024
+typedef struct page_run {
+    uint32_t first, n;
+} page_run;
+static page_run tracked[MAX_TRACKED_RUNS];
+static uint32_t ntracked;
+
+/* Home pages [first, first+n) become HOME_EXACT if the detection layer can
+ * track their writes; returns their state. */
+static uint8_t home_state(uint32_t first, uint32_t n)
+{
+    if (!cfg.cache_only || ntracked == MAX_TRACKED_RUNS || detect_track_writes(first, n))
+        return HOME_READ;
+    tracked[ntracked++] = (page_run){first, n};
+    return HOME_EXACT;
+}
+
 static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 {
     for (uint32_t i = 0; i < n;) {
         uint32_t j = i;
         int home = is_home(first + i);
-        while (j < n && is_home(first + j) == home) {
-            region.meta[first + j].state = home ? HOME_READ : READ;
-            /* Every other node holds version 0 of a fresh page. */
-            atomic_store(&region.meta[first + j].copied, cfg.nodes > 1);
+        while (j < n && is_home(first + j) == home)
             j++;
+        uint8_t state = home ? home_state(first + i, j - i) : READ;
+        for (uint32_t k = i; k < j; k++) {
+            region.meta[first + k].state = state;
+            /* Every other node holds version 0 of a fresh page. */
+            atomic_store(&region.meta[first + k].copied, cfg.nodes > 1);
         }
-        page_protect(first + i, j - i, PROT_READ);
+        if (state != HOME_EXACT)
+            detect_set_access(first + i, j - i, ACCESS_READ);
         i = j;
     }
+}
+
+static void unmap(uint32_t first, uint32_t n)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < ntracked; i++) {
+        if (tracked[i].first >= first && tracked[i].first < first + n)
+            detect_untrack_writes(tracked[i].first, tracked[i].n);
+        else
+            tracked[kept++] = tracked[i];
+    }
+    ntracked = kept;
 }
 
 /* ---- Page fetch ---------------------------------------------------------- */
@@ -176,10 +220,10 @@ static void page_fetch(uint32_t p)
     for (uint32_t i = 1; i < r.n; i++)
         region.meta[p + i * r.stride].state = READ;
     if (r.n > 1 && r.stride == 1)
-        page_protect(p + 1, r.n - 1, PROT_READ);
+        detect_set_access(p + 1, r.n - 1, ACCESS_READ);
     else
         for (uint32_t i = 1; i < r.n; i++)
-            page_protect(p + i * r.stride, 1, PROT_READ);
+            detect_set_access(p + i * r.stride, 1, ACCESS_READ);
     STAT_ADD(page_fetches, r.n);
     STAT_TIME(fault_wait_s, now_s() - t0);
 }
@@ -246,7 +290,7 @@ static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
     waiter_done((waiter *)(uintptr_t)h->arg[1]);
 }
 
-/* ---- Faults (SIGSEGV handler context) ------------------------------------ */
+/* ---- Faults (detection callback: any thread, async-signal-safe) ---------- */
 
 /* The state is the truth and the protection follows it: a fault on a page
  * whose state already allows the access (a protection left behind, another
@@ -261,32 +305,32 @@ static void fault(uint32_t p, int is_write)
     case HOME_READ:
         m->state = HOME_WRITE;
         dirty[ndirty++] = p;
-        page_protect(p, 1, PROT_READ | PROT_WRITE);
+        detect_set_access(p, 1, ACCESS_WRITE);
         STAT_ADD(write_faults, 1);
         return;
     case INVALID:
         page_fetch(p);
         m->state = READ;
         if (is_write != 1) { /* a read, or unknown: a write will fault again */
-            page_protect(p, 1, PROT_READ);
+            detect_set_access(p, 1, ACCESS_READ);
             STAT_ADD(read_faults, 1);
             return;
         }
         __attribute__((fallthrough)); /* the write that faulted needs a twin */
     case READ:
         if (is_write == 0) {
-            page_protect(p, 1, PROT_READ);
+            detect_set_access(p, 1, ACCESS_READ);
             return;
         }
         memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
         m->state = WRITE;
         dirty[ndirty++] = p;
-        page_protect(p, 1, PROT_READ | PROT_WRITE);
+        detect_set_access(p, 1, ACCESS_WRITE);
         STAT_ADD(twins, 1);
         STAT_ADD(write_faults, 1);
         return;
-    default: /* WRITE, HOME_WRITE, HOME_STICKY: writable already */
-        page_protect(p, 1, PROT_READ | PROT_WRITE);
+    default: /* WRITE, HOME_WRITE, HOME_STICKY, HOME_EXACT: writable already */
+        detect_set_access(p, 1, ACCESS_WRITE);
         return;
     }
 }
@@ -299,23 +343,30 @@ typedef struct flush_ctx {
     _Atomic uint32_t nacks;
 } flush_ctx;
 
-/* A home page written in this interval, or sticky and copied since the
- * last release: a new version, announced if some other node may hold the
- * current one. Sticky pages stay writable unless another node has written
- * them meanwhile. */
-static void flush_home_page(uint32_t p)
+/* A home page written in this interval (or counted as written): a new
+ * version, announced if some other node may hold the current one. */
+static void new_home_version(uint32_t p)
 {
     page_meta *m = &region.meta[p];
     if (atomic_exchange(&m->copied, 0)) {
         coh_note(p, atomic_fetch_add(&m->version, 1) + 1);
         COUNTER_ADD(write_notices, 1);
     }
+}
+
+/* A home page written in this interval, or sticky and copied since the
+ * last release. Sticky pages stay writable unless another node has written
+ * them meanwhile. */
+static void flush_home_page(uint32_t p)
+{
+    page_meta *m = &region.meta[p];
+    new_home_version(p);
     if (cfg.cache_only && !atomic_exchange(&m->remote, 0)) {
         m->state = HOME_STICKY;
         return;
     }
     m->state = HOME_READ;
-    page_protect(p, 1, PROT_READ);
+    detect_set_access(p, 1, ACCESS_READ);
 }
 
 /* The sticky pages among those copied since the last release. Entries of
@@ -332,6 +383,13 @@ static void flush_copied_sticky(void)
         if (coh_protocol_of(p) == &hlrc_protocol && region.meta[p].state == HOME_STICKY)
             flush_home_page(p);
     }
+}
+
+/* An exactly tracked home page that the kernel saw written. */
+static void flush_written_home(uint32_t p)
+{
+    COUNTER_ADD(release_pages, 1);
+    new_home_version(p);
 }
 
 static void send_diffs(outbox *box, uint32_t total)
@@ -364,6 +422,8 @@ static void send_diffs(outbox *box, uint32_t total)
 static void flush(uint32_t *barrier_sent)
 {
     flush_copied_sticky();
+    for (uint32_t i = 0; i < ntracked; i++)
+        detect_written(tracked[i].first, tracked[i].n, flush_written_home);
     if (!ndirty)
         return;
     outbox *box = calloc((size_t)cfg.nodes, sizeof *box);
@@ -375,7 +435,7 @@ static void flush(uint32_t *barrier_sent)
             continue;
         }
         /* Protect first: the twin comparison must see the final bytes. */
-        page_protect(p, 1, PROT_READ);
+        detect_set_access(p, 1, ACCESS_READ);
         region.meta[p].state = READ;
         outbox_add_diff(&box[region.meta[p].home], p, 0);
     }
@@ -431,7 +491,7 @@ static void invalidate(uint32_t p, uint32_t version)
     if (is_home(p) || m->state == INVALID || atomic_load(&m->version) >= version)
         return;
     m->state = INVALID;
-    page_protect(p, 1, PROT_NONE);
+    detect_set_access(p, 1, ACCESS_NONE);
     STAT_ADD(invalidations, 1);
 }
 
@@ -452,6 +512,7 @@ const tsr_protocol hlrc_protocol = {
     .name = "hlrc",
     .init = init,
     .map = map,
+    .unmap = unmap,
     .fault = fault,
     .flush = flush,
     .invalidate = invalidate,

@@ -3,6 +3,6 @@
 #ifndef TSR_HLRC_H
 #define TSR_HLRC_H
 
-enum hlrc_state { INVALID = 0, READ, WRITE, HOME_READ, HOME_WRITE, HOME_STICKY };
+enum hlrc_state { INVALID = 0, READ, WRITE, HOME_READ, HOME_WRITE, HOME_STICKY, HOME_EXACT };
 
 #endif

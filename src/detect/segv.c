@@ -1,10 +1,19 @@
+/*
+ * segv.c - the `segv` detection backend: the application view's pages are
+ * mapped PROT_NONE / PROT_READ / PROT_READ|PROT_WRITE as their access bytes
+ * say, and the SIGSEGV handler turns a fault into a call of the fault
+ * callback, on the faulting thread. A fault outside Tessera's memory is the
+ * program's own and is passed on unchanged.
+ */
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "coherence/coherence.h"
+#include "detect/backend.h"
 #include "detect/chain.h"
 #include "detect/detect.h"
 #include "memory/region.h"
@@ -28,14 +37,40 @@ static void on_segv(int sig, siginfo_t *info, void *uctx)
 {
     int saved = errno;
     /* Another thread would race the application thread over the page's
-     * state and the shared waiters: stop rather than compute wrong values. */
+     * state and the shared waiters: stop rather than compute wrong values
+     * (TSR_DETECT=uffd serves other threads' faults). */
     if (region_contains(info->si_addr) && !guard_on_app_thread())
         log_die_status(1, "thread %d accessed shared memory at %p; Tessera serves only the thread "
-                       "that called tsr_init (there is no multi-thread mode)",
-                       (int)syscall(SYS_gettid), info->si_addr);
-    if (coh_fault(info->si_addr, fault_is_write(uctx)) < 0)
+                       "that called tsr_init (there is no multi-thread mode; TSR_DETECT=uffd "
+                       "serves other threads)", (int)syscall(SYS_gettid), info->si_addr);
+    if (detect_fault(info->si_addr, fault_is_write(uctx)) < 0)
         chain_pass_on(sig, info, uctx);
     errno = saved;
 }
 
-void detect_install(void) { chain_install(on_segv); }
+/* The handler goes in through chain.c, which keeps a handler the program
+ * installs later behind it. */
+static int segv_start(char *why, size_t len)
+{
+    (void)why;
+    (void)len;
+    chain_install(on_segv);
+    return 0;
+}
+
+static const int prot_of[] = {
+    [ACCESS_NONE] = PROT_NONE,
+    [ACCESS_READ] = PROT_READ,
+    [ACCESS_WRITE] = PROT_READ | PROT_WRITE,
+};
+
+/* Always mprotect, even when `old` says nothing changes: that is how a
+ * protection left behind is put right. */
+static void segv_apply(uint32_t first, uint32_t n, int old, int access)
+{
+    if (mprotect(page_app(first), (size_t)n << PAGE_SHIFT, prot_of[access]))
+        log_die_status(1, "mprotect of %u page(s) at %p failed: %s (raise vm.max_map_count, "
+                       "or use TSR_DETECT=uffd)", n, (void *)page_app(first), strerror(errno));
+}
+
+const detect_backend segv_backend = {"segv", 0, segv_start, segv_apply, NULL, NULL, NULL};

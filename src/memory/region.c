@@ -61,13 +61,6 @@ void *region_page_table(size_t elem, const char *what)
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, what);
 }
 
-void page_protect(uint32_t first, uint32_t n, int prot)
-{
-    if (mprotect(page_app(first), (size_t)n << PAGE_SHIFT, prot))
-        log_die_status(1, "mprotect of %u page(s) at %p failed: %s (raise vm.max_map_count?)", n,
-                       (void *)page_app(first), strerror(errno));
-}
-
 void region_discard(uint32_t first, uint32_t n)
 {
     size_t off = (size_t)first << PAGE_SHIFT, len = (size_t)n << PAGE_SHIFT;

@@ -3,7 +3,8 @@
  *
  * One memfd backs the shared memory and is mapped twice:
  *   app  - at the same fixed address on every node (TSR_BASE); the
- *          application's view, whose page protections drive coherence;
+ *          application's view, whose accesses the detection layer
+ *          (src/detect/) watches for coherence;
  *   rt   - anywhere, always read-write: the runtime installs fetched pages
  *          and applies diffs through it, never by opening `app`.
  * A third, private area holds the twins, page for page. All three are
@@ -58,8 +59,9 @@ static inline char *page_app(uint32_t p) { return region.app + ((size_t)p << PAG
 static inline char *page_rt(uint32_t p) { return region.rt + ((size_t)p << PAGE_SHIFT); }
 static inline char *page_twin(uint32_t p) { return region.twin + ((size_t)p << PAGE_SHIFT); }
 
-/* Sets the application view's protection of pages [first, first+n).
- * Async-signal-safe. */
+/* Munin's way to set pages' access with PROT_* bits, until it calls
+ * detect_set_access (detect.h) as other code does; the detection layer
+ * implements it. Async-signal-safe. */
 void page_protect(uint32_t first, uint32_t n, int prot);
 /* Returns pages to the system: their contents become zero again. */
 void region_discard(uint32_t first, uint32_t n);

@@ -122,6 +122,7 @@ void config_load(void)
 {
     static const char *const progress[] = {"hybrid", "spin", "block", NULL};
     static const char *const detect[] = {"all", "cache-only", NULL};
+    static const char *const access[] = {"segv", "uffd", "auto", NULL};
 
     load_job();
     log_set_node(cfg.node);
@@ -132,6 +133,7 @@ void config_load(void)
     cfg.stats = (int)env_long("TSR_STATS", 0, 0, 1);
     cfg.stats_json = env("TSR_STATS_JSON");
     cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 1);
+    cfg.detect = (detect_t)env_choice("TSR_DETECT", access, DETECT_SEGV);
     cfg.connect_timeout_s = (double)env_long("TSR_CONNECT_TIMEOUT", 30, 1, 3600);
     cfg.fetch_ahead = (uint32_t)env_long("TSR_FETCH_AHEAD", 16, 1, 256);
     cfg.stall_warn_s = (unsigned)env_long("TSR_STALL_WARN", 10, 0, 86400);

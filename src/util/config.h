@@ -16,6 +16,7 @@
 #define TSR_MEMORY_MAX ((size_t)UINT32_MAX * 4096)
 
 typedef enum { PROGRESS_HYBRID = 0, PROGRESS_SPIN, PROGRESS_BLOCK } progress_t;
+typedef enum { DETECT_SEGV = 0, DETECT_UFFD, DETECT_AUTO } detect_t;
 
 typedef struct tsr_config {
     int node, nodes;          /* TSR_NODE, TSR_NODES (set by tsrun) */
@@ -28,6 +29,7 @@ typedef struct tsr_config {
     int stats;                /* TSR_STATS=1: table at exit */
     const char *stats_json;   /* TSR_STATS_JSON: file to append JSON to */
     int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */
+    detect_t detect;          /* TSR_DETECT: segv | uffd | auto */
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */
     uint32_t fetch_ahead;     /* TSR_FETCH_AHEAD: most pages one fetch brings */
     unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */

@@ -8,17 +8,21 @@
  *   cache-only detection: the pages are sticky and nobody copies them in
  *     the loop, so its releases examine and announce nothing;
  *   TSR_WRITE_DETECT=all: each pair's write faults, so each pair examines
- *     one page, and announces it where another node holds a copy.
+ *     one page, and announces it where another node holds a copy;
+ *   exact detection (TSR_DETECT=uffd, home pages HOME_EXACT): the kernel
+ *     reports each pair's one written page, with no fault: as `all`.
  * Either way at most 2 pages a pair (an acquire also ends an interval),
  * with N far above that, and the lock's grants carry no notice node 0
  * already has. Then node 1 re-reads R pages: under cache-only the
  * home announces each once more (R to 2R: a fetch races the home's release,
  * and a page whose copy is marked twice may be announced twice), under
- * `all` none, since none is written. */
+ * `all` and exact detection none, since none is written. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coherence/hlrc.h"
+#include "memory/region.h"
 #include "tessera.h"
 
 #define PAGE 4096
@@ -70,6 +74,7 @@ int main(int argc, char **argv)
     tsr_attr attr = TSR_ATTR_DEFAULT;
     attr.home = TSR_HOME_NODE;
     volatile char *mem = tsr_alloc_attr((size_t)N * PAGE, &attr);
+    all = all || region.meta[page_of((const void *)mem)].state == HOME_EXACT;
     if (me == 0)
         for (int p = 0; p < N; p++)
             mem[(size_t)p * PAGE] = 1;
