@@ -24,7 +24,7 @@ LIBA     := $(BUILD)/lib/libtessera.a
 LIBSO    := $(BUILD)/lib/libtessera.so
 TSRUN    := $(BUILD)/bin/tsrun
 
-.PHONY: all lib apps mpi-apps tests run test bench bench-quick bench-micro bench-deps benches install deps clean
+.PHONY: all lib apps mpi-apps tests run test prove bench bench-quick bench-micro bench-deps benches install deps clean
 all: lib $(TSRUN) apps tests benches
 
 lib: $(LIBA) $(LIBSO)
@@ -91,9 +91,18 @@ tests: $(UNIT_BINS) $(MP_BINS)
 BENCH_BINS := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 benches: $(BENCH_BINS)
 
+# make test [T=PATTERNS] runs every test found by tests/plan.sh, or only
+# those whose name contains one of the space-separated shell PATTERNS
+# (T=lock_counter, T=sh/launcher, T='unit/ sh/'), in parallel, as TAP.
+# make prove [T=PATTERNS] runs the same tests through prove(1).
 test: deps
 	$(MAKE) all
-	@APPS="$(APPS)" tests/run.sh
+	@T='$(T)' tests/run.sh
+
+prove: deps
+	$(MAKE) all
+	@T='$(T)' tests/plan.sh $(BUILD)/tests/t >/dev/null
+	prove -j2 -r $(BUILD)/tests/t
 
 # ---- Running and benchmarking ----------------------------------------------
 deps:

@@ -4,6 +4,7 @@
  * iteration the copysets are fixed: each node then sends exactly one update
  * message per neighbour and iteration, and nothing else but the barriers'
  * messages and the one-time copyset notices. */
+/* tsr-test: munin */
 #include <stdlib.h>
 #include <string.h>
 

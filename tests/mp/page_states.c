@@ -6,6 +6,7 @@
  *   elsewhere:    READ (fresh zero page) -write-> WRITE (twin) -barrier-> READ
  *                 READ -(home writes, barrier)-> INVALID -read-> READ
  * With one node only the home transitions are checked. */
+/* tsr-test: hlrc */
 #include <stdio.h>
 #include <sys/mman.h>
 
