@@ -63,8 +63,9 @@ uint32_t boot_parse_addr(const char *s, uint16_t *port)
     memcpy(host, s, (size_t)(colon - s));
     host[colon - s] = 0;
     struct in_addr in;
-    long p = strtol(colon + 1, NULL, 10);
-    if (inet_pton(AF_INET, host, &in) != 1 || p <= 0 || p > 65535)
+    char *end;
+    long p = strtol(colon + 1, &end, 10);
+    if (inet_pton(AF_INET, host, &in) != 1 || *end || p <= 0 || p > 65535)
         log_die("TSR_BOOT='%s' is not an IPv4 host:port", s);
     *port = htons((uint16_t)p);
     return in.s_addr;

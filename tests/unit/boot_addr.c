@@ -26,7 +26,7 @@ int main(void)
     for (size_t i = 0; i < sizeof not_host_port / sizeof *not_host_port; i++)
         CHECK_DIES(not_host_port[i], parse, not_host_port[i], 1, "is not host:port");
     static const char *const not_ipv4[] = {"localhost:4000", "127.0.0.1:0", "127.0.0.1:65536",
-                                           "127.0.0.1:", "::1:4000"};
+                                           "127.0.0.1:", "127.0.0.1:80x", "::1:4000"};
     for (size_t i = 0; i < sizeof not_ipv4 / sizeof *not_ipv4; i++)
         CHECK_DIES(not_ipv4[i], parse, not_ipv4[i], 1, "is not an IPv4 host:port");
     return check_done("boot_addr");
