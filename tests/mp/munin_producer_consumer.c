@@ -75,6 +75,9 @@ int main(int argc, char **argv)
         for (long i = 0; i < ROWS + 2; i++)
             wrong += memcmp(ref[i], grid[i], sizeof ref[i]) != 0;
         CHECK(wrong == 0, "%ld rows differ from the sequential run", wrong);
+        free(ref);
+        free(tmp);
     }
+    free(scratch);
     return munin_finish("producer_consumer");
 }
