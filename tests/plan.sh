@@ -60,7 +60,8 @@ one_check() {
 plan_scripts() {
     local f
     for f in tests/sh/*.sh; do
-        write_test "sh/$(basename "$f" .sh)" "exec bash $f"
+        write_test "sh/$(basename "$f" .sh)" \
+            "exec timeout -k 5 \"\${TSR_TEST_TIMEOUT:-120}\" bash $f"
     done
 }
 

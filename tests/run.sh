@@ -36,8 +36,9 @@ fail() {
 }
 
 # report NAME OUTPUT STATUS: the checks of one finished test. A test that
-# stops before its plan line, or runs a different number of checks than it
-# planned, died: it fails with its last output lines.
+# timed out (status 124, from timeout(1) in its source), stopped before its
+# plan line, or ran a different number of checks than it planned fails with
+# its last output lines.
 report() {
     local name=$1 out=$2 status=$3 prefix= line plan= ran=0 diag=0
     [[ $name == sh/* ]] && prefix="$name: "
@@ -50,7 +51,10 @@ report() {
             "#"*) [ $diag -eq 1 ] && printf '%s\n' "$line" ;;
         esac
     done <"$out"
-    if [ "$plan" != "$ran" ]; then
+    if [ "$status" -eq 124 ]; then
+        fail "$name (timed out after TSR_TEST_TIMEOUT=${TSR_TEST_TIMEOUT:-120} s, $ran checks done)"
+        tail -n 15 "$out" | sed 's/^/#   | /'
+    elif [ "$plan" != "$ran" ]; then
         fail "$name (exit $status after $ran of ${plan:-an unknown number of} checks: it died)"
         tail -n 15 "$out" | sed 's/^/#   | /'
     fi

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The harness itself: T selects tests by name, one line of the matrix adds a
 # configuration to every program of its sets, a failing test is reported
-# with its output and a non-zero status, prove runs the planned tests, and
-# bad settings are refused by name.
+# with its output and a non-zero status, prove runs the planned tests, a
+# test that runs too long is stopped, and bad settings are refused by name.
 . tests/lib.sh
 export TSR_TEST_JOBS=1
 
@@ -36,6 +36,14 @@ if T=unit/diff_roundtrip tests/plan.sh "$LOG/t" >/dev/null && prove -r "$LOG/t" 
     ok "harness/prove runs the planned tests"
 else
     bad "harness/prove runs the planned tests" "$LOG/out"
+fi
+
+TSR_TEST_TIMEOUT=1 T=sh/failures tests/run.sh >"$LOG/out" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q "^not ok .* - sh/failures (timed out after TSR_TEST_TIMEOUT=1 s" "$LOG/out"; then
+    ok "harness/a scripted test that outlives TSR_TEST_TIMEOUT is stopped and fails"
+else
+    bad "harness/TSR_TEST_TIMEOUT stops a scripted test (exit $rc)" "$LOG/out"
 fi
 
 expect_fail "harness/bad TSR_TEST_JOBS" "TSR_TEST_JOBS='two' is not a positive integer" env TSR_TEST_JOBS=two tests/run.sh
