@@ -1,7 +1,8 @@
 # Tessera - one Makefile for the library, the launcher, the apps and the tests.
 #
 #   make run       install what is missing, build, run SOR on 4 local nodes
-#   make test      build and run every test
+#   make test      build and run every test (T=PATTERNS: only those; make prove: through prove)
+#   make check-asan, make check-tsan   the tests under the sanitizers
 #   make bench     the full side-by-side benchmark (bench/README.md)
 #   make install PREFIX=dir
 #
