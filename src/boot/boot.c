@@ -74,7 +74,7 @@ static int connect_to(uint32_t addr, uint16_t port, double deadline)
     }
 }
 
-static uint32_t parse_boot_addr(const char *s, uint16_t *port)
+uint32_t boot_parse_addr(const char *s, uint16_t *port)
 {
     char host[64];
     const char *colon = strrchr(s, ':');
@@ -123,7 +123,7 @@ static void fill_secret(char *dst)
 static boot_endpoint *register_with_launcher(uint32_t addr, uint16_t port)
 {
     uint16_t lport;
-    uint32_t laddr = parse_boot_addr(cfg.boot, &lport);
+    uint32_t laddr = boot_parse_addr(cfg.boot, &lport);
     double deadline = now_s() + cfg.connect_timeout_s;
     boot.launcher_fd = connect_to(laddr, lport, deadline);
     if (boot.launcher_fd < 0)
@@ -224,7 +224,7 @@ void boot_start(void)
         strspn(cfg.secret, "0123456789abcdefABCDEF") != BOOT_SECRET_LEN)
         log_die("TSR_SECRET must be %d hex characters", BOOT_SECRET_LEN);
     uint16_t unused;
-    uint32_t addr = parse_boot_addr(cfg.boot, &unused);
+    uint32_t addr = boot_parse_addr(cfg.boot, &unused);
     uint16_t port = open_listener(addr);
     log_debug("listening for peers on port %u", ntohs(port));
     boot_endpoint *ep = register_with_launcher(addr, port);

@@ -6,6 +6,7 @@
 #define TSR_BOOT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct tsr_boot {
     int *peer_fd;  /* one per node; -1 for this node */
@@ -15,6 +16,10 @@ typedef struct tsr_boot {
 
 extern tsr_boot boot;
 
+/* Parses TSR_BOOT's "a.b.c.d:port": returns the IPv4 address and sets
+ * *port, both in network order; exits with a message naming TSR_BOOT when
+ * s is not of that form. */
+uint32_t boot_parse_addr(const char *s, uint16_t *port);
 /* Fills `boot`; exits with a message naming the cause on failure. */
 void boot_start(void);
 /* After start-up every connection is a stranger's: the comm thread accepts

@@ -1,5 +1,6 @@
 #include "coherence/coherence.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,10 @@ static uint32_t lock_sent[TSR_MAX_LOCKS];
 
 /* Barrier epochs, and per epoch parity the counted messages still expected
  * (see tsr_protocol.flush): it goes below zero when messages arrive before
- * the barrier has said how many to expect. */
-static uint32_t epoch;
+ * the barrier has said how many to expect. Only the application thread
+ * advances the epoch, but the comm thread reads it (a Munin manager tags the
+ * updates it relays, whose receivers ignore the tag), hence atomic. */
+static _Atomic uint32_t epoch;
 static waiter counted[2];
 
 void coh_init(void)

@@ -43,7 +43,8 @@ static void defer(int src, const tsr_msg_hdr *h, const void *payload)
     d->next = NULL;
     d->src = src;
     d->h = *h;
-    memcpy(d->payload, payload, h->len);
+    if (h->len) /* an empty request's payload may be NULL */
+        memcpy(d->payload, payload, h->len);
     deferred **at = &waiting;
     while (*at)
         at = &(*at)->next;

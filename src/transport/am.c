@@ -62,7 +62,8 @@ static am_msg *copy_msg(const am_msg *m)
     if (!c)
         log_die("out of memory queueing a %u-byte message", m->hdr.len);
     *c = *m;
-    memcpy(c + 1, m->payload, m->hdr.len);
+    if (m->hdr.len) /* an empty message's payload may be NULL */
+        memcpy(c + 1, m->payload, m->hdr.len);
     c->payload = c + 1;
     c->heap = 1;
     return c;

@@ -115,6 +115,12 @@ static int write_some(peer *p, am_msg *m)
     return 1;
 }
 
+/* The comm thread reads a queue's head without the lock, to choose whether
+ * to poll for POLLOUT and whether it may stop (a stale answer costs one more
+ * loop: every post kicks it), so head is stored and read there atomically. */
+static int has_queued(const peer *p) { return __atomic_load_n(&p->head, __ATOMIC_RELAXED) != NULL; }
+static void set_head(peer *p, am_msg *m) { __atomic_store_n(&p->head, m, __ATOMIC_RELAXED); }
+
 static void release_msg(am_msg *m)
 {
     if (m->heap == 1)
@@ -136,7 +142,7 @@ static void tcp_post(int dest, am_msg *m)
     if (p->tail)
         p->tail->next = m;
     else
-        p->head = m;
+        set_head(p, m);
     p->tail = m;
     spin_unlock(&p->lock);
     kick();
@@ -167,7 +173,7 @@ static void flush_peer(peer *p)
     spin_lock(&p->lock);
     while (p->head && write_some(p, p->head)) {
         am_msg *m = p->head;
-        p->head = m->next;
+        set_head(p, m->next);
         if (!p->head)
             p->tail = NULL;
         release_msg(m);
@@ -357,7 +363,7 @@ static int strangers_waiting(void)
 static int all_queues_empty(void)
 {
     for (int i = 0; i < cfg.nodes; i++)
-        if (peers[i].head)
+        if (has_queued(&peers[i]))
             return 0;
     return 1;
 }
@@ -372,7 +378,7 @@ static void *comm_main(void *arg)
     while (!atomic_load(&comm_stop) || !all_queues_empty()) {
         for (int i = 0; i < cfg.nodes; i++)
             pfd[SLOT_PEERS + i] = (struct pollfd){
-                peers[i].fd, (short)(POLLIN | (peers[i].head ? POLLOUT : 0)), 0};
+                peers[i].fd, (short)(POLLIN | (has_queued(&peers[i]) ? POLLOUT : 0)), 0};
         for (int i = 0; i < MAX_STRANGERS; i++)
             pfd[SLOT_STRANGERS + i] = (struct pollfd){strangers[i].fd, POLLIN, 0};
         int spin = spinning(), strange = strangers_waiting();

@@ -1,6 +1,7 @@
 /* Message framing over the real transport: node 0 echoes payloads of many
  * sizes (0 bytes to 9 MiB, odd lengths, larger than the receive buffer) off
  * every other node, and checks every byte that comes back. */
+/* tsr-test: suite */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,6 +2,7 @@
  * cyclic, so most writes go to pages homed elsewhere), then after a barrier
  * every node checks every element. Repeated with a different owner per
  * round so each round's writes land in pages other nodes have cached. */
+/* tsr-test: suite */
 #include <stdio.h>
 
 #include "tessera.h"

@@ -3,6 +3,7 @@
  * write different bytes of one word). Every write must survive, and every
  * node must see all of them after the barrier. Several rounds, so that the
  * pages are twinned, diffed, invalidated and refetched repeatedly. */
+/* tsr-test: suite */
 #include <stdint.h>
 #include <stdio.h>
 

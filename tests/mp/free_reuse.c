@@ -4,6 +4,7 @@
  * cache-only write detection, cached and invalidated elsewhere). A stale
  * state from the freed pages makes a fault repeat forever or a value go
  * missing. */
+/* tsr-test: suite */
 #include <stdio.h>
 
 #include "tessera.h"

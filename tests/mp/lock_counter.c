@@ -1,6 +1,7 @@
 /* Every node increments one shared counter K times under a lock, and
  * another counter on a different page under a second lock: the totals must
  * be exact at every node after a barrier. */
+/* tsr-test: suite */
 #include <stdio.h>
 #include <stdlib.h>
 

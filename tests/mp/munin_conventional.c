@@ -3,6 +3,7 @@
  * moves, copies are invalidated). Sequentially consistent: no delayed
  * updates, so a value is visible as soon as it is written; checked against
  * the sequential result. */
+/* tsr-test: munin */
 #include "munin_test.h"
 
 #define WORDS 3000 /* about three pages of longs */

@@ -1,6 +1,7 @@
 /* producer_consumer: once the sharing pattern is fixed, an access by a node
  * outside it is a runtime error (unless tsr_hint_phase_change came first).
  * With argument "phase" the program calls the hint and must succeed. */
+/* tsr-test: munin phase */
 #include <string.h>
 
 #include "munin_test.h"

@@ -3,6 +3,7 @@
  * (preacquire) in one exchange per manager; flush and invalidate on a
  * write_shared object; a reduction object that invalidates rather than
  * updates copies (I set); each result checked against its sequential value. */
+/* tsr-test: munin */
 #include <stdint.h>
 
 #include "munin_test.h"

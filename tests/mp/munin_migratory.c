@@ -2,6 +2,7 @@
  * to each node that takes the lock (one copy in the system); checked
  * against the sequential sums. Then the same with the record bound to the
  * lock (tsr_hint_lock_data): its value rides in the lock grants. */
+/* tsr-test: munin */
 #include "munin_test.h"
 
 typedef struct record {

@@ -4,6 +4,7 @@
  * iteration the copysets are fixed: each node then sends exactly one update
  * message per neighbour and iteration, and nothing else but the barriers'
  * messages and the one-time copyset notices. */
+/* tsr-test: munin */
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,6 +79,9 @@ int main(int argc, char **argv)
         for (long i = 0; i < ROWS + 2; i++)
             wrong += memcmp(ref[i], grid[i], sizeof ref[i]) != 0;
         CHECK(wrong == 0, "%ld rows differ from the sequential run", wrong);
+        free(ref);
+        free(tmp);
     }
+    free(scratch);
     return munin_finish("producer_consumer");
 }

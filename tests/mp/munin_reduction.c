@@ -2,6 +2,7 @@
  * integers and doubles from every node, the old values they return, and
  * plain reads of the object kept up to date by the owner. Checked against
  * the sequential results. */
+/* tsr-test: munin */
 #include <stdint.h>
 
 #include "munin_test.h"

@@ -4,6 +4,7 @@
  * share pages (several writers per page). Each worker sends its part of C
  * in exactly one message, at the barrier; node 0 compares C with a
  * sequential product. */
+/* tsr-test: munin */
 #include <string.h>
 
 #include "munin_test.h"

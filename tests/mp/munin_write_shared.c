@@ -4,6 +4,7 @@
  * copy stays valid and is patched in place). Then a counter protected by a
  * lock, updated at lock release. Results are compared with the values a
  * sequential run computes. */
+/* tsr-test: munin */
 #include <stdint.h>
 
 #include "munin_test.h"

@@ -8,6 +8,7 @@
  * With exact write detection (TSR_DETECT=uffd), a home page is HOME_EXACT
  * throughout: writable, and its writes never fault.
  * With one node only the home transitions are checked. */
+/* tsr-test: hlrc */
 #include <stdio.h>
 #include <sys/mman.h>
 

@@ -2,6 +2,7 @@
  * turn (ordered by a turn counter protected by the same lock) checks the
  * previous writer's contents and overwrites the buffer with its own. Only
  * the lock orders the accesses: no barrier between hand-offs. */
+/* tsr-test: suite */
 #include <stdint.h>
 #include <stdio.h>
 #include <unistd.h>

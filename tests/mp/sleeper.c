@@ -11,17 +11,22 @@ int main(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
     double seconds = argc > 1 ? atof(argv[1]) : 5;
-    long *x = tsr_alloc(4096);
+    long *x = tsr_alloc(4096), *stop = x + 1;
     printf("ready %d %d\n", tsr_node(), (int)getpid());
     fflush(stdout);
     double t0 = tsr_wtime();
-    while (tsr_wtime() - t0 < seconds) {
+    /* Node 0 alone decides when to stop, so that every node leaves the loop
+     * after the same barrier: nodes that each watched their own clock could
+     * disagree by one barrier, and the one left in it would wait forever. */
+    do {
         tsr_lock(0);
         (*x)++;
         tsr_unlock(0);
         usleep(20000);
+        if (tsr_node() == 0 && tsr_wtime() - t0 >= seconds)
+            *stop = 1;
         tsr_barrier();
-    }
+    } while (!*stop);
     printf("node %d: PASS\n", tsr_node());
     tsr_finalize();
     return 0;

@@ -1,6 +1,7 @@
 /* An allocation of 1.5 GiB touched sparsely: one word every 16 MiB, written
  * by the node that homes it and by another node, checked by all. Only the
  * touched pages may cost memory. */
+/* tsr-test: suite */
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>

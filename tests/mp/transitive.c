@@ -7,6 +7,7 @@
  * No barrier orders a round, so only the notices carried by the locks (and
  * passed on by B) can make x visible. x's page is homed in turn at A (a home
  * writing its own page), at B and at C. Roles rotate over the nodes. */
+/* tsr-test: suite */
 #include <stdio.h>
 
 #include "tessera.h"

@@ -3,14 +3,8 @@
  * diff applied to the twin must give the page back exactly; two diffs of
  * disjoint byte sets made against one twin must merge (false sharing); a
  * malformed diff must be rejected. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "coherence/diff.h"
-
-static int failures;
-#define CHECK(cond, ...) do { if (!(cond)) { failures++; printf("FAIL: " __VA_ARGS__); printf("\n"); } } while (0)
+#include "check.h"
 
 static void random_page(uint8_t *p)
 {
@@ -115,6 +109,5 @@ int main(void)
     random_runs(2000);
     merge(500);
     malformed();
-    printf("diff_roundtrip: %s\n", failures ? "FAIL" : "PASS");
-    return failures != 0;
+    return check_done("diff_roundtrip");
 }

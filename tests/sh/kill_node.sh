@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# A node killed with SIGKILL: every other node stops promptly, naming it,
+# and tsrun reports the signal and fails.
+. tests/lib.sh
+
+kill_test() { # nodes victim
+    local n=$1 v=$2 name="failure/kill -9 node $2 of $1"
+    $TSRUN -n "$n" $B/tests/mp/sleeper 60 >"$LOG/kout" 2>"$LOG/kerr" &
+    local job=$!
+    if ! wait_ready "$LOG/kout" "$n"; then kill $job; bad "$name (never ready)" "$LOG/kerr"; return; fi
+    local pid; pid=$(awk -v v="$v" '$1=="ready" && $2==v {print $3}' "$LOG/kout")
+    local t0; t0=$(date +%s.%N)
+    kill -9 "$pid"
+    local waited=0
+    while kill -0 $job 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+    if kill -0 $job 2>/dev/null; then kill -9 $job; bad "$name (tsrun still running after 10 s)" "$LOG/kerr"; return; fi
+    wait $job; local rc=$?
+    local dt; dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    local named; named=$(grep -c "^tessera: node [0-9]*: stopping: node $v " "$LOG/kerr")
+    if [ $rc -ne 0 ] && [ "$named" -eq $((n - 1)) ] && grep -q "tsrun: node $v was killed by signal 9" "$LOG/kerr"; then
+        ok "$name (all stopped in $dt s, exit $rc)"
+    else
+        bad "$name (exit $rc, $named of $((n - 1)) nodes named node $v)" "$LOG/kerr"
+    fi
+}
+kill_test 2 1
+kill_test 3 1
+kill_test 4 2
+kill_test 3 0
+finish

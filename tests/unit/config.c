@@ -1,0 +1,89 @@
+/* Configuration parsing (util/config.c): sizes with and without units,
+ * malformed and overflowing sizes refused, every variable's default, good
+ * values taken, and each bad value ending the process with status 1 and a
+ * message that names the variable. */
+#include "check.h"
+#include "util/config.h"
+
+static void sizes(void)
+{
+    static const struct { const char *s; size_t v; } good[] = {
+        {"4096", 4096},           {"0x1000", 4096},     {"64K", 64 << 10},
+        {"64k", 64 << 10},        {"512M", 512 << 20},  {"4G", (size_t)4 << 30},
+        {"16GiB", (size_t)16 << 30}, {"16GB", (size_t)16 << 30}, {"1T", (size_t)1 << 40}};
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        size_t v = 0;
+        int rc = config_parse_size(good[i].s, &v);
+        CHECK(rc == 0 && v == good[i].v, "'%s' gave rc %d, %zu (want %zu)", good[i].s, rc, v,
+              good[i].v);
+    }
+    static const char *const bad[] = {"", "lots", "4X", "4GG", "4Gx", "G", "-",
+                                      "99999999999999999999", "17179869184T"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        size_t v = 0;
+        CHECK(config_parse_size(bad[i], &v) == -1, "'%s' accepted as %zu", bad[i], v);
+    }
+}
+
+static void defaults_and_values(void)
+{
+    clearenv();
+    config_load();
+    CHECK(cfg.nodes == 1 && cfg.node == 0 && !cfg.boot, "alone: node %d of %d", cfg.node, cfg.nodes);
+    CHECK(cfg.memory == (size_t)16 << 30, "default TSR_MEMORY %zu", cfg.memory);
+    CHECK(cfg.base == 0x100000000000, "default TSR_BASE %#lx", (unsigned long)cfg.base);
+    CHECK(cfg.progress == PROGRESS_HYBRID && cfg.spin_us == 50, "default progress");
+    CHECK(cfg.cache_only == 1 && cfg.fetch_ahead == 16, "default write detection or fetch-ahead");
+    setenv("TSR_MEMORY", "4G", 1);
+    setenv("TSR_BASE", "0x200000000000", 1);
+    setenv("TSR_PROGRESS", "block", 1);
+    setenv("TSR_WRITE_DETECT", "all", 1);
+    setenv("TSR_FETCH_AHEAD", "1", 1);
+    setenv("TSR_BOOT", "127.0.0.1:4000", 1);
+    setenv("TSR_SECRET", "0123456789abcdef0123456789abcdef", 1);
+    setenv("TSR_NODES", "4", 1);
+    setenv("TSR_NODE", "3", 1);
+    config_load();
+    CHECK(cfg.memory == (size_t)4 << 30, "TSR_MEMORY=4G gave %zu", cfg.memory);
+    CHECK(cfg.base == 0x200000000000, "TSR_BASE gave %#lx", (unsigned long)cfg.base);
+    CHECK(cfg.progress == PROGRESS_BLOCK, "TSR_PROGRESS=block gave %d", cfg.progress);
+    CHECK(cfg.cache_only == 0, "TSR_WRITE_DETECT=all kept cache-only");
+    CHECK(cfg.fetch_ahead == 1, "TSR_FETCH_AHEAD=1 gave %u", cfg.fetch_ahead);
+    CHECK(cfg.node == 3 && cfg.nodes == 4, "node %d of %d, want 3 of 4", cfg.node, cfg.nodes);
+}
+
+/* In a child: sets NAME=VALUE (a "NAME=VALUE" string) and loads. */
+static void load_with(const void *assignment)
+{
+    clearenv();
+    putenv((char *)assignment);
+    config_load();
+}
+
+static void bad_values(void)
+{
+    static const struct { const char *assignment, *message; } bad[] = {
+        {"TSR_MEMORY=lots", "TSR_MEMORY='lots' is not a size"},
+        {"TSR_MEMORY=512K", "TSR_MEMORY='512K' is out of range: from 1M to 16T minus 4K"},
+        {"TSR_MEMORY=32T", "TSR_MEMORY='32T' is out of range: from 1M to 16T minus 4K"},
+        {"TSR_BASE=0x100000001000", "TSR_BASE=0x100000001000 must be aligned to 1M"},
+        {"TSR_PROGRESS=fast", "TSR_PROGRESS='fast' is not one of"},
+        {"TSR_WRITE_DETECT=some", "TSR_WRITE_DETECT='some' is not one of"},
+        {"TSR_SPIN_US=-1", "TSR_SPIN_US='-1' is not an integer in [0, 10000000]"},
+        {"TSR_STATS=yes", "TSR_STATS='yes' is not an integer in [0, 1]"},
+        {"TSR_FETCH_AHEAD=0", "TSR_FETCH_AHEAD='0' is not an integer in [1, 256]"},
+        {"TSR_CONNECT_TIMEOUT=5s", "TSR_CONNECT_TIMEOUT='5s' is not an integer"},
+        {"TSR_VERBOSE=10", "TSR_VERBOSE='10' is not an integer in [0, 9]"},
+        {"TSR_BOOT=127.0.0.1:1", "TSR_BOOT is set but TSR_SECRET is not"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        CHECK_DIES(bad[i].assignment, load_with, bad[i].assignment, 1, bad[i].message);
+}
+
+int main(void)
+{
+    sizes();
+    bad_values();
+    defaults_and_values();
+    return check_done("config");
+}
