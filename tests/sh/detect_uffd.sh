@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# The userfaultfd detection backend (TSR_DETECT=uffd): the home-based
-# protocol's multi-process tests (also with TSR_WRITE_DETECT=all), Munin's reductions and hints (the comm
-# thread lowers access while the handler thread maps pages), and two
-# applications at 1-4 nodes; `auto`'s choice and its fallback, and `uffd`
+# The userfaultfd detection backend (TSR_DETECT=uffd), beyond the
+# multi-process suite that tests/matrix runs under it: two applications at
+# 1-4 nodes; `auto`'s choice and its fallback, and `uffd`
 # refused where it cannot run; an access to freed memory still a crash.
 . tests/lib.sh
 
@@ -10,16 +9,6 @@ if ! TSR_DETECT=uffd $B/tests/mp/lock_counter 10 >"$LOG/probe" 2>&1; then
     skip_all "$(grep -o 'TSR_DETECT=uffd: .*' "$LOG/probe" || tail -n 1 "$LOG/probe")"
 fi
 
-for t in lock_counter false_sharing producer_consumer barrier_visibility transitive free_reuse sparse_big page_states; do
-    for n in 1 2 3 4; do run "$t -n $n TSR_DETECT=uffd" env TSR_DETECT=uffd $TSRUN -n $n $B/tests/mp/$t; done
-done
-# JIAJIA's home write faults (no exact tracking) are userfaultfd write-protect faults.
-for t in lock_counter false_sharing page_states; do
-    run "$t -n 4 TSR_DETECT=uffd TSR_WRITE_DETECT=all" env TSR_DETECT=uffd TSR_WRITE_DETECT=all $TSRUN -n 4 $B/tests/mp/$t
-done
-for t in munin_reduction munin_hints; do
-    for n in 2 4; do run "$t -n $n TSR_DETECT=uffd" env TSR_DETECT=uffd $TSRUN -n $n $B/tests/mp/$t; done
-done
 for app in sor lu; do
     args=$(make -s --no-print-directory print-${app}_TEST_ARGS)
     for n in 1 2 3 4; do
