@@ -25,7 +25,7 @@
 #include "util/io.h"
 #include "util/log.h"
 
-tsr_boot boot = {NULL, -1, -1};
+tsr_boot boot = {NULL, -1, -1, {.listen_fd = -1}};
 
 static void set_nodelay(int fd)
 {
@@ -71,14 +71,16 @@ static uint32_t parse_boot_addr(const char *s, uint16_t *port)
 }
 
 /* Listens on an ephemeral port of TSR_BOOT's interface (loopback for a job
- * on one host); returns the port in network order. */
+ * on one host); returns the port in network order. The backlog holds every
+ * higher-numbered node at once, whatever strangers queue beside them (the
+ * kernel caps it at net.core.somaxconn). */
 static uint16_t open_listener(uint32_t addr)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = addr};
     socklen_t len = sizeof sa;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 128) ||
-        getsockname(fd, (struct sockaddr *)&sa, &len))
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) ||
+        listen(fd, cfg.nodes + BOOT_GATE_CAP) || getsockname(fd, (struct sockaddr *)&sa, &len))
         log_die("cannot listen for peers: %m");
     boot.listen_fd = fd;
     return sa.sin_port;
@@ -138,57 +140,46 @@ static void connect_lower(const boot_endpoint *ep, double deadline)
     }
 }
 
-static const char *peer_name(int fd, char *buf, size_t len)
-{
-    struct sockaddr_in sa;
-    socklen_t sl = sizeof sa;
-    if (getpeername(fd, (struct sockaddr *)&sa, &sl))
-        return "an unknown address";
-    char ip[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
-    snprintf(buf, len, "%s:%u", ip, ntohs(sa.sin_port));
-    return buf;
-}
+/* Higher-numbered nodes this node still waits for; 0 once the mesh is
+ * complete, after which the gate refuses every connection. */
+static int missing;
 
-/* Why a MESH_HELLO is refused, or NULL if it is acceptable now. */
-static const char *mesh_hello_fault(const boot_hello *h)
+/* The peer port's judge (boot.gate): takes a higher-numbered node's
+ * MESH_HELLO while the mesh is being built. */
+static const char *mesh_judge(const boot_hello *h, int fd, void *ctx)
 {
     if (h->magic != BOOT_MAGIC || h->type != MESH_HELLO)
         return "not a Tessera hello";
     if (!secret_ok(h->secret))
         return "bad job secret";
+    if (!missing)
+        return "the job's mesh is complete";
     if (h->node <= (uint32_t)cfg.node || h->node >= (uint32_t)cfg.nodes)
         return "node id out of range";
     if (boot.peer_fd[h->node] >= 0)
         return "that node is already connected";
+    boot_note ack = {BOOT_MAGIC, MESH_ACK, (uint32_t)cfg.node, {0}};
+    if (io_write_all(fd, &ack, sizeof ack))
+        log_die("node %u dropped its connection while joining", h->node);
+    set_nodelay(fd);
+    boot.peer_fd[h->node] = fd;
+    missing--;
     return NULL;
 }
 
 static void accept_higher(double deadline)
 {
-    int missing = cfg.nodes - 1 - cfg.node;
+    struct pollfd pfd[GATE_POLLFDS(BOOT_GATE_CAP)];
+    missing = cfg.nodes - 1 - cfg.node;
     while (missing > 0) {
-        struct pollfd pfd = {boot.listen_fd, POLLIN, 0};
-        int ms = (int)((deadline - now_s()) * 1000);
-        if (ms <= 0 || poll(&pfd, 1, ms) <= 0)
+        int ms = (int)((deadline - now_s()) * 1000), gate_ms = gate_timeout_ms(&boot.gate);
+        if (ms <= 0)
             log_die("timed out waiting for %d higher-numbered node(s) to connect", missing);
-        int fd = accept4(boot.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0)
-            continue;
-        boot_hello h;
-        char who[64];
-        const char *why = io_read_full(fd, &h, sizeof h, now_s() + 5) ? "no hello" : mesh_hello_fault(&h);
-        if (why) {
-            log_warn("refused connection from %s: %s", peer_name(fd, who, sizeof who), why);
-            close(fd);
-            continue;
-        }
-        boot_note ack = {BOOT_MAGIC, MESH_ACK, (uint32_t)cfg.node, {0}};
-        if (io_write_all(fd, &ack, sizeof ack))
-            log_die("node %u dropped its connection while joining", h.node);
-        set_nodelay(fd);
-        boot.peer_fd[h.node] = fd;
-        missing--;
+        int wait_ms = gate_ms >= 0 && gate_ms < ms ? gate_ms : ms;
+        gate_pollfds(&boot.gate, pfd);
+        if (poll(pfd, GATE_POLLFDS(BOOT_GATE_CAP), wait_ms) < 0 && errno != EINTR)
+            log_die("poll: %m");
+        gate_serve(&boot.gate, pfd);
     }
 }
 
@@ -206,31 +197,13 @@ void boot_start(void)
     uint16_t unused;
     uint32_t addr = parse_boot_addr(cfg.boot, &unused);
     uint16_t port = open_listener(addr);
+    gate_open(&boot.gate, boot.listen_fd, BOOT_GATE_CAP, mesh_judge, NULL);
     log_debug("listening for peers on port %u", ntohs(port));
     boot_endpoint *ep = register_with_launcher(addr, port);
     double deadline = now_s() + cfg.connect_timeout_s;
     connect_lower(ep, deadline);
     accept_higher(deadline);
     free(ep);
-}
-
-int boot_stranger_accept(void)
-{
-    return accept4(boot.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-}
-
-void boot_stranger_refuse(int fd)
-{
-    boot_hello h;
-    char who[64];
-    ssize_t n = recv(fd, &h, sizeof h, MSG_DONTWAIT);
-    const char *why = "the job's mesh is complete";
-    if (n != (ssize_t)sizeof h)
-        why = "no job secret presented";
-    else if (h.magic != BOOT_MAGIC || !secret_ok(h.secret))
-        why = "bad job secret";
-    log_warn("refused connection from %s: %s", peer_name(fd, who, sizeof who), why);
-    close(fd);
 }
 
 int boot_launcher_news(char *why, size_t len)
