@@ -25,6 +25,11 @@
 #include "util/io.h"
 #include "util/log.h"
 
+/* Extra time a node waits for the node table beyond TSR_CONNECT_TIMEOUT:
+ * tsrun, which counts the same limit from before the nodes start, is the
+ * one to name a node that never registered. */
+#define TABLE_GRACE_S 5.0
+
 tsr_boot boot = {NULL, -1, -1, {.listen_fd = -1}};
 
 static void set_nodelay(int fd)
@@ -101,6 +106,33 @@ static void fill_secret(char *dst)
     memcpy(dst, cfg.secret, strnlen(cfg.secret, BOOT_SECRET_LEN));
 }
 
+void boot_stop(int failed, const char *cause, int reporter)
+{
+    boot_note note = {BOOT_MAGIC, BOOT_STOP, failed < 0 ? BOOT_NO_NODE : (uint32_t)failed, {0}};
+    snprintf(note.reason, sizeof note.reason, "%s", cause);
+    if (boot.launcher_fd >= 0)
+        io_write_all(boot.launcher_fd, &note, sizeof note);
+    char by[40] = "";
+    if (reporter >= 0)
+        snprintf(by, sizeof by, " (reported by node %d)", reporter);
+    if (failed < 0)
+        log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s%s", cause, by);
+    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %d %s%s", failed, cause, by);
+}
+
+/* tsrun stopped the job while this node waited for the table: the header
+ * read so far is the start of a BOOT_ABORT note. */
+static void launcher_aborted(const boot_table *t, double deadline)
+{
+    boot_note note;
+    memcpy(&note, t, sizeof *t);
+    if (io_read_full(boot.launcher_fd, (char *)&note + sizeof *t, sizeof note - sizeof *t,
+                     deadline))
+        log_die("tsrun's word that the job stops was cut short");
+    note.reason[sizeof note.reason - 1] = 0;
+    boot_stop(note.node == BOOT_NO_NODE ? -1 : (int)note.node, note.reason, -1);
+}
+
 static boot_endpoint *register_with_launcher(uint32_t addr, uint16_t port)
 {
     uint16_t lport;
@@ -112,10 +144,12 @@ static boot_endpoint *register_with_launcher(uint32_t addr, uint16_t port)
     boot_hello h = {BOOT_MAGIC, BOOT_HELLO, (uint32_t)cfg.node, getpid(), addr, port, 0, {0}};
     fill_secret(h.secret);
     boot_table t;
+    deadline += TABLE_GRACE_S;
     if (io_write_all(boot.launcher_fd, &h, sizeof h) ||
         io_read_full(boot.launcher_fd, &t, sizeof t, deadline) || t.magic != BOOT_MAGIC)
-        log_die("tsrun at %s did not send the node table (another node failed to start?)",
-                cfg.boot);
+        log_die("tsrun at %s did not send the node table", cfg.boot);
+    if (t.type == BOOT_ABORT)
+        launcher_aborted(&t, deadline);
     if (t.type != BOOT_TABLE || t.nodes != (uint32_t)cfg.nodes)
         log_die("tsrun sent a malformed node table");
     boot_endpoint *ep = calloc((size_t)cfg.nodes, sizeof *ep);
@@ -124,18 +158,23 @@ static boot_endpoint *register_with_launcher(uint32_t addr, uint16_t port)
     return ep;
 }
 
+/* A peer that does not take part in building the mesh failed to start (or
+ * died): this node stops naming it, so that tsrun does not blame this one. */
 static void connect_lower(const boot_endpoint *ep, double deadline)
 {
+    char cause[96];
+    boot_hello h = {BOOT_MAGIC, MESH_HELLO, (uint32_t)cfg.node, getpid(), 0, 0, 0, {0}};
+    fill_secret(h.secret);
     for (int j = 0; j < cfg.node; j++) {
         int fd = connect_to(ep[j].addr, ep[j].port, deadline);
-        if (fd < 0)
-            log_die("cannot connect to node %d: %m", j);
-        boot_hello h = {BOOT_MAGIC, MESH_HELLO, (uint32_t)cfg.node, getpid(), 0, 0, 0, {0}};
-        fill_secret(h.secret);
+        if (fd < 0) {
+            snprintf(cause, sizeof cause, "could not be reached while the job started: %m");
+            boot_stop(j, cause, -1);
+        }
         boot_note ack;
         if (io_write_all(fd, &h, sizeof h) || io_read_full(fd, &ack, sizeof ack, deadline) ||
             ack.magic != BOOT_MAGIC || ack.type != MESH_ACK || ack.node != (uint32_t)j)
-            log_die("node %d did not accept this node's connection", j);
+            boot_stop(j, "did not accept a connection while the job started", -1);
         boot.peer_fd[j] = fd;
     }
 }
@@ -160,11 +199,19 @@ static const char *mesh_judge(const boot_hello *h, int fd, void *ctx)
         return "that node is already connected";
     boot_note ack = {BOOT_MAGIC, MESH_ACK, (uint32_t)cfg.node, {0}};
     if (io_write_all(fd, &ack, sizeof ack))
-        log_die("node %u dropped its connection while joining", h->node);
+        boot_stop((int)h->node, "dropped its connection while the job started", -1);
     set_nodelay(fd);
     boot.peer_fd[h->node] = fd;
     missing--;
     return NULL;
+}
+
+static int first_missing(void)
+{
+    for (int j = cfg.node + 1; j < cfg.nodes; j++)
+        if (boot.peer_fd[j] < 0)
+            return j;
+    return -1;
 }
 
 static void accept_higher(double deadline)
@@ -174,7 +221,7 @@ static void accept_higher(double deadline)
     while (missing > 0) {
         int ms = (int)((deadline - now_s()) * 1000), gate_ms = gate_timeout_ms(&boot.gate);
         if (ms <= 0)
-            log_die("timed out waiting for %d higher-numbered node(s) to connect", missing);
+            boot_stop(first_missing(), "did not connect while the job started", -1);
         int wait_ms = gate_ms >= 0 && gate_ms < ms ? gate_ms : ms;
         gate_pollfds(&boot.gate, pfd);
         if (poll(pfd, GATE_POLLFDS(BOOT_GATE_CAP), wait_ms) < 0 && errno != EINTR)

@@ -25,6 +25,12 @@ extern tsr_boot boot;
 void boot_start(void);
 /* After start-up every connection to the peer port is a stranger's: the
  * comm thread keeps boot.gate in its poll set, and the gate refuses them. */
+/* Stops this node because node `failed` failed (-1: the job as a whole),
+ * `cause` saying how, e.g. "was killed by signal 9", and `reporter` (or -1)
+ * having said so. tsrun is told first (BOOT_STOP), so that it reports the
+ * failed node and not this one; then the message, and exit with
+ * TSR_EXIT_PEER_FAILED. */
+void boot_stop(int failed, const char *cause, int reporter) __attribute__((noreturn));
 /* Reads what tsrun says once the job runs: BOOT_ABORT names a failed node
  * (returned, with tsrun's reason in why) or none (-1: a time-out); -1 with
  * why "lost contact with tsrun" means tsrun itself is gone. */

@@ -199,12 +199,7 @@ static void stop_because(int failed, const char *cause, int reporter)
     for (int j = 0; j < cfg.nodes; j++)
         if (j != failed && j != cfg.node && peers[j].fd >= 0)
             am_send(j, MSG_ABORT, (uint64_t)failed, 0, 0, cause, strlen(cause));
-    char by[40] = "";
-    if (reporter >= 0)
-        snprintf(by, sizeof by, " (reported by node %d)", reporter);
-    if (failed < 0)
-        log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s%s", cause, by);
-    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %d %s%s", failed, cause, by);
+    boot_stop(failed, cause, reporter);
 }
 
 static void peer_lost(int i)

@@ -7,7 +7,9 @@
 
 #include <stdarg.h>
 
-/* Exit status of a node stopped because another node failed. */
+/* Exit status of a node stopped because another node failed. tsrun does not
+ * rely on it: such a node tells tsrun over its boot connection first
+ * (boot_stop), so a program's own exit(3) is reported as that node's. */
 #define TSR_EXIT_PEER_FAILED 3
 
 /* Sets the prefix ("tessera: node 3") used by the functions below. */
