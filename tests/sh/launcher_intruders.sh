@@ -20,12 +20,21 @@ forget_knocks() {
     knocks=()
 }
 
-# port_of FILE WHO: the port that tsrun (WHO=tsrun) or node 0 logged.
+# Each node runs through this wrapper, which leaves tsrun's port (from
+# TSR_BOOT) where the test finds it; with DELAY set, node 2 starts that late.
+cat >"$LOG/node.sh" <<EOF
+echo "\${TSR_BOOT##*:}" >"$LOG/tsrun_port"
+[ "\$TSR_NODE" = 2 ] && [ -n "\$DELAY" ] && sleep "\$DELAY"
+exec "\$@"
+EOF
+
+# port_of WHO: tsrun's port, or node 0's peer port (as logged with TSR_VERBOSE).
 port_of() {
-    local pat='^tsrun: waiting for the nodes. registrations on port \([0-9]*\)$'
-    [ "$2" = node0 ] && pat='^tessera: node 0: listening for peers on port \([0-9]*\)$'
     for _ in $(seq 100); do
-        local p; p=$(sed -n "s/$pat/\1/p" "$1")
+        local p
+        if [ "$1" = tsrun ]; then p=$(cat "$LOG/tsrun_port" 2>/dev/null)
+        else p=$(sed -n 's/^tessera: node 0: listening for peers on port \([0-9]*\)$/\1/p' "$LOG/err")
+        fi
         [ -n "$p" ] && { echo "$p"; return; }
         sleep 0.05
     done
@@ -33,11 +42,11 @@ port_of() {
 
 # --- during start-up: node 2 starts 1.5 s late, so tsrun waits for its
 # registration and node 0 for the mesh while 20 strangers queue at each port.
-TSR_VERBOSE=1 $TSRUN -n 3 bash -c '[ "$TSR_NODE" = 2 ] && sleep 1.5; exec "$0" 2' \
-    $B/tests/mp/sleeper >"$LOG/out" 2>"$LOG/err" &
+DELAY=1.5 TSR_VERBOSE=1 $TSRUN -n 3 bash "$LOG/node.sh" $B/tests/mp/sleeper 2 \
+    >"$LOG/out" 2>"$LOG/err" &
 job=$!
-knock "$(port_of "$LOG/err" tsrun)"
-knock "$(port_of "$LOG/err" node0)"
+knock "$(port_of tsrun)"
+knock "$(port_of node0)"
 timeout 20 tail --pid=$job -f /dev/null; wait $job; rc=$?
 forget_knocks
 if [ $rc -eq 0 ] && [ "$(grep -c PASS "$LOG/out")" -eq 3 ]; then
@@ -60,14 +69,15 @@ done
 # closed by then); a node killed while more of them wait is still reported
 # at once. The bound is generous for a loaded machine: a loop that waited
 # for each stranger would take 1 s per stranger, 20 s here.
-TSR_VERBOSE=1 $TSRUN -n 3 $B/tests/mp/sleeper 30 >"$LOG/out" 2>"$LOG/err" &
+rm -f "$LOG/tsrun_port"
+TSR_VERBOSE=1 $TSRUN -n 3 bash "$LOG/node.sh" $B/tests/mp/sleeper 30 >"$LOG/out" 2>"$LOG/err" &
 job=$!
 wait_ready "$LOG/out" 3
-port=$(port_of "$LOG/err" node0)
+port=$(port_of node0)
 knock "$port"
 for _ in $(seq 60); do grep -q "^tessera: node 0: refused .*: sent nothing" "$LOG/err" && break; sleep 0.05; done
 knock "$port"
-knock "$(port_of "$LOG/err" tsrun)"
+knock "$(port_of tsrun)"
 victim=$(awk '$1=="ready" && $2==1 {print $3}' "$LOG/out")
 t0=$(date +%s.%N)
 kill -9 "$victim"
