@@ -391,8 +391,7 @@ static void send_table(void)
     free(ep);
 }
 
-/* The gate's judge for tsrun's port: takes a node's BOOT_HELLO. A node that
- * registers after the job stopped is told so at once. */
+/* The gate's judge for tsrun's port: takes a node's BOOT_HELLO. */
 static const char *registration_judge(const boot_hello *h, int fd, void *ctx)
 {
     if (h->magic != BOOT_MAGIC || h->type != BOOT_HELLO)
@@ -412,10 +411,7 @@ static const char *registration_judge(const boot_hello *h, int fd, void *ctx)
     nd->conn = fd;
     nd->registered = 1;
     nd->ep = (boot_endpoint){h->addr, h->port, 0};
-    nregistered++;
-    if (stopping)
-        tell(nd, &abort_note, sizeof abort_note);
-    else if (nregistered == opt.n)
+    if (++nregistered == opt.n)
         send_table();
     return NULL;
 }
@@ -600,9 +596,11 @@ static void watch(double started_at)
         }
         serve_nodes(pfd, which, node0, k);
         reap_children();
+        /* Once every node registered, or the job stopped (which killed the
+         * nodes that had not), no one else may register: the port closes. */
+        if ((nregistered == opt.n || stopping) && reg_gate.cap)
+            gate_close(&reg_gate);
         gate_serve(&reg_gate, pfd + 1);
-        if (nregistered == opt.n && reg_gate.cap)
-            gate_close(&reg_gate); /* no one else may register: the port closes */
         if (live == 0 && drain_until < 0)
             drain_until = now_s() + DRAIN_S;
     }

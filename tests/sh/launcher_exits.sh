@@ -36,4 +36,11 @@ named "-t ends a job that is still starting" 124 \
 expect_fail "bad TSR_CONNECT_TIMEOUT is named" \
     "^tsrun: TSR_CONNECT_TIMEOUT must be an integer in \[1, 3600\], got 'soon'" \
     env TSR_CONNECT_TIMEOUT=soon $TSRUN -n 2 $M quit 0
+
+# A node's child that keeps the -p output pipe open cannot keep tsrun
+# waiting: it drains the output for 1 s after the last node exited.
+expect_fail "a grandchild holding -p's pipe does not keep tsrun alive" \
+    "^tsrun: node 0 exited without calling tsr_finalize (it never called tsr_init)" \
+    $TSRUN -p -n 1 bash -c "sleep 30 & echo \$! >$LOG/grandchild"
+kill "$(cat "$LOG/grandchild")" 2>/dev/null
 finish
