@@ -27,14 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "boot/boot.h"
 #include "boot/boot_proto.h"
+#include "boot/budget.h"
 #include "boot/gate.h"
 #include "util/cpu.h"
 #include "util/io.h"
@@ -49,7 +48,6 @@
  * grandchild that kept the pipe open must not keep tsrun alive). */
 #define DRAIN_S 1.0
 #define TICK_MS 200
-#define LAUNCHER_GATE_CAP 64
 
 typedef struct node {
     pid_t pid;
@@ -189,52 +187,6 @@ static void check_program(const char *prog)
     exit(127);
 }
 
-/* Descriptors one process of the job needs at most. tsrun: stdio, the
- * SIGCHLD pipe, its gate, per node the boot connection (and two output
- * pipes with -p, four while a node is forked). A node: stdio, a connection
- * per peer, its gate, the listener, tsrun, the memfd, the eventfd, a
- * statistics file. Both get a margin for what libc may open. */
-static long fds_needed(void)
-{
-    long per_node = opt.prefix ? 3 : 1;
-    long launcher = 3 + 2 + GATE_POLLFDS(LAUNCHER_GATE_CAP) + opt.n * per_node + 4;
-    long node = 3 + (opt.n - 1) + GATE_POLLFDS(BOOT_GATE_CAP) + 5;
-    return (launcher > node ? launcher : node) + 16;
-}
-
-/* The nodes inherit tsrun's limit, so one check serves the whole job. */
-static void fit_fd_limit(void)
-{
-    struct rlimit rl;
-    long need = fds_needed();
-    if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= (rlim_t)need)
-        return;
-    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < (rlim_t)need)
-        refuse("-n %d%s needs about %ld file descriptors per process but the limit is %llu "
-               "(raise it with ulimit -n)",
-               opt.n, opt.prefix ? " -p" : "", need, (unsigned long long)rl.rlim_max);
-    rl.rlim_cur = (rlim_t)need;
-    if (setrlimit(RLIMIT_NOFILE, &rl))
-        refuse("cannot raise the file descriptor limit to %ld for -n %d: %s", need, opt.n,
-               strerror(errno));
-}
-
-/* The full mesh holds about N descriptors in each of N processes: refuse a
- * job the whole system cannot open, rather than fail node after node. */
-static void check_system_files(void)
-{
-    FILE *f = fopen("/proc/sys/fs/file-max", "r");
-    unsigned long long max = 0;
-    if (!f)
-        return;
-    int got = fscanf(f, "%llu", &max);
-    fclose(f);
-    unsigned long long need = (unsigned long long)opt.n * (unsigned long long)fds_needed();
-    if (got == 1 && need > max)
-        refuse("-n %d needs about %llu file descriptors in all but the system allows %llu "
-               "(fs.file-max)", opt.n, need, max);
-}
-
 static void make_secret(void)
 {
     unsigned char raw[BOOT_SECRET_LEN / 2];
@@ -255,7 +207,7 @@ static int open_listener(char *boot_addr, size_t len)
     socklen_t salen = sizeof sa;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) ||
-        listen(fd, opt.n + LAUNCHER_GATE_CAP) || getsockname(fd, (struct sockaddr *)&sa, &salen)) {
+        listen(fd, opt.n + TSRUN_GATE_CAP) || getsockname(fd, (struct sockaddr *)&sa, &salen)) {
         perror("tsrun: cannot listen on loopback");
         exit(1);
     }
@@ -575,7 +527,7 @@ static void serve_nodes(const struct pollfd *pfd, const int *which, int from, in
 
 static void watch(double started_at)
 {
-    size_t cap = 1 + GATE_POLLFDS(LAUNCHER_GATE_CAP) + (size_t)opt.n * 3;
+    size_t cap = 1 + GATE_POLLFDS(TSRUN_GATE_CAP) + (size_t)opt.n * 3;
     struct pollfd *pfd = calloc(cap, sizeof *pfd);
     int *which = calloc(cap, sizeof *which);
     if (!pfd || !which)
@@ -617,8 +569,9 @@ int main(int argc, char **argv)
     parse_args(argc, argv);
     log_set_name("tsrun");
     check_program(opt.argv[0]);
-    fit_fd_limit();
-    check_system_files();
+    char why[256];
+    if (budget_fit(opt.n, opt.prefix, why, sizeof why))
+        refuse("%s", why);
     make_secret();
     nodes = calloc((size_t)opt.n, sizeof *nodes);
     if (!nodes || pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK)) {
@@ -627,7 +580,7 @@ int main(int argc, char **argv)
     }
     char boot_addr[32];
     int listen_fd = open_listener(boot_addr, sizeof boot_addr);
-    gate_open(&reg_gate, listen_fd, LAUNCHER_GATE_CAP, registration_judge, NULL);
+    gate_open(&reg_gate, listen_fd, TSRUN_GATE_CAP, registration_judge, NULL);
     signal(SIGCHLD, on_sigchld);
     signal(SIGINT, on_interrupt);
     signal(SIGTERM, on_interrupt);
