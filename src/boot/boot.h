@@ -16,15 +16,15 @@ typedef struct tsr_boot {
     int *peer_fd;  /* one per node; -1 for this node */
     int listen_fd; /* kept open: later connections are refused and logged */
     int launcher_fd; /* connection to tsrun; -1 when run alone */
-    gate gate;     /* the peer port's gate; after start-up it refuses everyone */
+    gate gate;     /* the peer port's gate; after start-up every connection is a
+                      stranger's, and the comm thread keeps the gate in its poll
+                      set to refuse them */
 } tsr_boot;
 
 extern tsr_boot boot;
 
 /* Fills `boot`; exits with a message naming the cause on failure. */
 void boot_start(void);
-/* After start-up every connection to the peer port is a stranger's: the
- * comm thread keeps boot.gate in its poll set, and the gate refuses them. */
 /* Stops this node because node `failed` failed (-1: the job as a whole),
  * `cause` saying how, e.g. "was killed by signal 9", and `reporter` (or -1)
  * having said so. tsrun is told first (BOOT_STOP), so that it reports the
