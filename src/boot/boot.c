@@ -25,7 +25,12 @@
 #include "util/io.h"
 #include "util/log.h"
 
-tsr_boot boot = {NULL, -1, -1};
+/* Extra time a node waits for the node table beyond TSR_CONNECT_TIMEOUT:
+ * tsrun, which counts the same limit from before the nodes start, is the
+ * one to name a node that never registered. */
+#define TABLE_GRACE_S 5.0
+
+tsr_boot boot = {NULL, -1, -1, {.listen_fd = -1}};
 
 static void set_nodelay(int fd)
 {
@@ -92,14 +97,16 @@ uint32_t boot_parse_addr(const char *s, uint16_t *port)
 }
 
 /* Listens on an ephemeral port of TSR_BOOT's interface (loopback for a job
- * on one host); returns the port in network order. */
+ * on one host); returns the port in network order. The backlog holds every
+ * higher-numbered node at once, whatever strangers queue beside them (the
+ * kernel caps it at net.core.somaxconn). */
 static uint16_t open_listener(uint32_t addr)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = addr};
     socklen_t len = sizeof sa;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 128) ||
-        getsockname(fd, (struct sockaddr *)&sa, &len))
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) ||
+        listen(fd, cfg.nodes + BOOT_GATE_CAP) || getsockname(fd, (struct sockaddr *)&sa, &len))
         log_die("cannot listen for peers: %m");
     boot.listen_fd = fd;
     return sa.sin_port;
@@ -120,6 +127,33 @@ static void fill_secret(char *dst)
     memcpy(dst, cfg.secret, strnlen(cfg.secret, BOOT_SECRET_LEN));
 }
 
+void boot_stop(int failed, const char *cause, int reporter)
+{
+    boot_note note = {BOOT_MAGIC, BOOT_STOP, failed < 0 ? BOOT_NO_NODE : (uint32_t)failed, {0}};
+    snprintf(note.reason, sizeof note.reason, "%s", cause);
+    if (boot.launcher_fd >= 0)
+        io_write_all(boot.launcher_fd, &note, sizeof note);
+    char by[40] = "";
+    if (reporter >= 0)
+        snprintf(by, sizeof by, " (reported by node %d)", reporter);
+    if (failed < 0)
+        log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s%s", cause, by);
+    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %d %s%s", failed, cause, by);
+}
+
+/* tsrun stopped the job while this node waited for the table: the header
+ * read so far is the start of a BOOT_ABORT note. */
+static void launcher_aborted(const boot_table *t, double deadline)
+{
+    boot_note note;
+    memcpy(&note, t, sizeof *t);
+    if (io_read_full(boot.launcher_fd, (char *)&note + sizeof *t, sizeof note - sizeof *t,
+                     deadline))
+        log_die("tsrun's word that the job stops was cut short");
+    note.reason[sizeof note.reason - 1] = 0;
+    boot_stop(note.node == BOOT_NO_NODE ? -1 : (int)note.node, note.reason, -1);
+}
+
 static boot_endpoint *register_with_launcher(uint32_t addr, uint16_t port)
 {
     uint16_t lport;
@@ -131,10 +165,12 @@ static boot_endpoint *register_with_launcher(uint32_t addr, uint16_t port)
     boot_hello h = {BOOT_MAGIC, BOOT_HELLO, (uint32_t)cfg.node, getpid(), addr, port, 0, {0}};
     fill_secret(h.secret);
     boot_table t;
+    deadline += TABLE_GRACE_S;
     if (io_write_all(boot.launcher_fd, &h, sizeof h) ||
         io_read_full(boot.launcher_fd, &t, sizeof t, deadline) || t.magic != BOOT_MAGIC)
-        log_die("tsrun at %s did not send the node table (another node failed to start?)",
-                cfg.boot);
+        log_die("tsrun at %s did not send the node table", cfg.boot);
+    if (t.type == BOOT_ABORT)
+        launcher_aborted(&t, deadline);
     if (t.type != BOOT_TABLE || t.nodes != (uint32_t)cfg.nodes)
         log_die("tsrun sent a malformed node table");
     boot_endpoint *ep = calloc((size_t)cfg.nodes, sizeof *ep);
@@ -143,71 +179,82 @@ static boot_endpoint *register_with_launcher(uint32_t addr, uint16_t port)
     return ep;
 }
 
+/* Every hello goes out before the first acknowledgement is awaited, so
+ * that the lower nodes accept in parallel rather than one after another
+ * (at 256 nodes this halves the start-up). A peer that does not take part
+ * failed to start (or died): this node stops naming it, so that tsrun does
+ * not blame this one. */
 static void connect_lower(const boot_endpoint *ep, double deadline)
 {
+    char cause[96];
+    boot_hello h = {BOOT_MAGIC, MESH_HELLO, (uint32_t)cfg.node, getpid(), 0, 0, 0, {0}};
+    fill_secret(h.secret);
     for (int j = 0; j < cfg.node; j++) {
         int fd = connect_to(ep[j].addr, ep[j].port, deadline);
-        if (fd < 0)
-            log_die("cannot connect to node %d: %m", j);
-        boot_hello h = {BOOT_MAGIC, MESH_HELLO, (uint32_t)cfg.node, getpid(), 0, 0, 0, {0}};
-        fill_secret(h.secret);
-        boot_note ack;
-        if (io_write_all(fd, &h, sizeof h) || io_read_full(fd, &ack, sizeof ack, deadline) ||
-            ack.magic != BOOT_MAGIC || ack.type != MESH_ACK || ack.node != (uint32_t)j)
-            log_die("node %d did not accept this node's connection", j);
+        if (fd < 0) {
+            snprintf(cause, sizeof cause, "could not be reached while the job started: %m");
+            boot_stop(j, cause, -1);
+        }
+        if (io_write_all(fd, &h, sizeof h))
+            boot_stop(j, "dropped a connection while the job started", -1);
         boot.peer_fd[j] = fd;
+    }
+    for (int j = 0; j < cfg.node; j++) {
+        boot_note ack;
+        if (io_read_full(boot.peer_fd[j], &ack, sizeof ack, deadline) || ack.magic != BOOT_MAGIC ||
+            ack.type != MESH_ACK || ack.node != (uint32_t)j)
+            boot_stop(j, "did not accept a connection while the job started", -1);
     }
 }
 
-static const char *peer_name(int fd, char *buf, size_t len)
-{
-    struct sockaddr_in sa;
-    socklen_t sl = sizeof sa;
-    if (getpeername(fd, (struct sockaddr *)&sa, &sl))
-        return "an unknown address";
-    char ip[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
-    snprintf(buf, len, "%s:%u", ip, ntohs(sa.sin_port));
-    return buf;
-}
+/* Higher-numbered nodes this node still waits for; 0 once the mesh is
+ * complete, after which the gate refuses every connection. */
+static int missing;
 
-/* Why a MESH_HELLO is refused, or NULL if it is acceptable now. */
-static const char *mesh_hello_fault(const boot_hello *h)
+/* The peer port's judge (boot.gate): takes a higher-numbered node's
+ * MESH_HELLO while the mesh is being built. */
+static const char *mesh_judge(const boot_hello *h, int fd, void *ctx)
 {
     if (h->magic != BOOT_MAGIC || h->type != MESH_HELLO)
         return "not a Tessera hello";
     if (!secret_ok(h->secret))
         return "bad job secret";
+    if (!missing)
+        return "the job's mesh is complete";
     if (h->node <= (uint32_t)cfg.node || h->node >= (uint32_t)cfg.nodes)
         return "node id out of range";
     if (boot.peer_fd[h->node] >= 0)
         return "that node is already connected";
+    boot_note ack = {BOOT_MAGIC, MESH_ACK, (uint32_t)cfg.node, {0}};
+    if (io_write_all(fd, &ack, sizeof ack))
+        boot_stop((int)h->node, "dropped its connection while the job started", -1);
+    set_nodelay(fd);
+    boot.peer_fd[h->node] = fd;
+    missing--;
     return NULL;
+}
+
+static int first_missing(void)
+{
+    for (int j = cfg.node + 1; j < cfg.nodes; j++)
+        if (boot.peer_fd[j] < 0)
+            return j;
+    return -1;
 }
 
 static void accept_higher(double deadline)
 {
-    int missing = cfg.nodes - 1 - cfg.node;
+    struct pollfd pfd[GATE_POLLFDS(BOOT_GATE_CAP)];
+    missing = cfg.nodes - 1 - cfg.node;
     while (missing > 0) {
-        if (io_wait(boot.listen_fd, POLLIN, deadline) <= 0)
-            log_die("timed out waiting for %d higher-numbered node(s) to connect", missing);
-        int fd = accept4(boot.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0)
-            continue; /* EINTR, or the connection was reset before accept */
-        boot_hello h;
-        char who[64];
-        const char *why = io_read_full(fd, &h, sizeof h, now_s() + 5) ? "no hello" : mesh_hello_fault(&h);
-        if (why) {
-            log_warn("refused connection from %s: %s", peer_name(fd, who, sizeof who), why);
-            close(fd);
-            continue;
-        }
-        boot_note ack = {BOOT_MAGIC, MESH_ACK, (uint32_t)cfg.node, {0}};
-        if (io_write_all(fd, &ack, sizeof ack))
-            log_die("node %u dropped its connection while joining", h.node);
-        set_nodelay(fd);
-        boot.peer_fd[h.node] = fd;
-        missing--;
+        int ms = (int)((deadline - now_s()) * 1000), gate_ms = gate_timeout_ms(&boot.gate);
+        if (ms <= 0)
+            boot_stop(first_missing(), "did not connect while the job started", -1);
+        int wait_ms = gate_ms >= 0 && gate_ms < ms ? gate_ms : ms;
+        gate_pollfds(&boot.gate, pfd);
+        if (poll(pfd, GATE_POLLFDS(BOOT_GATE_CAP), wait_ms) < 0 && errno != EINTR)
+            log_die("poll: %m");
+        gate_serve(&boot.gate, pfd);
     }
 }
 
@@ -226,31 +273,13 @@ void boot_start(void)
     uint16_t unused;
     uint32_t addr = boot_parse_addr(cfg.boot, &unused);
     uint16_t port = open_listener(addr);
+    gate_open(&boot.gate, boot.listen_fd, BOOT_GATE_CAP, mesh_judge, NULL);
     log_debug("listening for peers on port %u", ntohs(port));
     boot_endpoint *ep = register_with_launcher(addr, port);
     double deadline = now_s() + cfg.connect_timeout_s;
     connect_lower(ep, deadline);
     accept_higher(deadline);
     free(ep);
-}
-
-int boot_stranger_accept(void)
-{
-    return accept4(boot.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-}
-
-void boot_stranger_refuse(int fd)
-{
-    boot_hello h;
-    char who[64];
-    ssize_t n = recv(fd, &h, sizeof h, MSG_DONTWAIT);
-    const char *why = "the job's mesh is complete";
-    if (n != (ssize_t)sizeof h)
-        why = "no job secret presented";
-    else if (h.magic != BOOT_MAGIC || !secret_ok(h.secret))
-        why = "bad job secret";
-    log_warn("refused connection from %s: %s", peer_name(fd, who, sizeof who), why);
-    close(fd);
 }
 
 int boot_launcher_news(char *why, size_t len)

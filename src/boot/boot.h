@@ -8,10 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "boot/gate.h"
+
+/* Connections to a node's peer port that may wait to show the secret. */
+#define BOOT_GATE_CAP 16
+
 typedef struct tsr_boot {
     int *peer_fd;  /* one per node; -1 for this node */
     int listen_fd; /* kept open: later connections are refused and logged */
     int launcher_fd; /* connection to tsrun; -1 when run alone */
+    gate gate;     /* the peer port's gate; after start-up every connection is a
+                      stranger's, and the comm thread keeps the gate in its poll
+                      set to refuse them */
 } tsr_boot;
 
 extern tsr_boot boot;
@@ -22,13 +30,12 @@ extern tsr_boot boot;
 uint32_t boot_parse_addr(const char *s, uint16_t *port);
 /* Fills `boot`; exits with a message naming the cause on failure. */
 void boot_start(void);
-/* After start-up every connection is a stranger's: the comm thread accepts
- * it (returns the fd, or -1), waits in its poll set until the stranger has
- * spoken or STRANGER_WAIT_S passed, then refuses it, logging why (wrong
- * secret, no secret, mesh complete). Neither call blocks. */
-#define STRANGER_WAIT_S 2.0
-int boot_stranger_accept(void);
-void boot_stranger_refuse(int fd);
+/* Stops this node because node `failed` failed (-1: the job as a whole),
+ * `cause` saying how, e.g. "was killed by signal 9", and `reporter` (or -1)
+ * having said so. tsrun is told first (BOOT_STOP), so that it reports the
+ * failed node and not this one; then the message, and exit with
+ * TSR_EXIT_PEER_FAILED. */
+void boot_stop(int failed, const char *cause, int reporter) __attribute__((noreturn));
 /* Reads what tsrun says once the job runs: BOOT_ABORT names a failed node
  * (returned, with tsrun's reason in why) or none (-1: a time-out); -1 with
  * why "lost contact with tsrun" means tsrun itself is gone. */

@@ -9,6 +9,8 @@
  *  node -> node    MESH_ACK     accepted
  *  node -> tsrun   BOOT_FIN     I finished tsr_finalize; my exit is expected
  *  tsrun -> node   BOOT_ABORT   node k failed (why); stop now
+ *  node -> tsrun   BOOT_STOP    I stop because node k failed (why): my exit
+ *                               is a consequence, not a failure of my own
  */
 #ifndef TSR_BOOT_PROTO_H
 #define TSR_BOOT_PROTO_H
@@ -18,7 +20,7 @@
 #define BOOT_MAGIC 0x31525354u /* "TSR1" */
 #define BOOT_SECRET_LEN 32     /* hex characters */
 
-enum { BOOT_HELLO = 1, BOOT_TABLE, BOOT_FIN, BOOT_ABORT, MESH_HELLO, MESH_ACK };
+enum { BOOT_HELLO = 1, BOOT_TABLE, BOOT_FIN, BOOT_ABORT, MESH_HELLO, MESH_ACK, BOOT_STOP };
 
 typedef struct boot_hello {
     uint32_t magic, type;
@@ -48,8 +50,9 @@ typedef struct boot_table {
 
 typedef struct boot_note {
     uint32_t magic, type;
-    uint32_t node;        /* BOOT_ABORT: the failed node or BOOT_NO_NODE; MESH_ACK: the acceptor */
-    char reason[116];     /* BOOT_ABORT: why, NUL-terminated */
+    uint32_t node;        /* BOOT_ABORT, BOOT_STOP: the failed node or BOOT_NO_NODE;
+                             MESH_ACK: the acceptor */
+    char reason[116];     /* BOOT_ABORT, BOOT_STOP: why, NUL-terminated */
 } boot_note;
 
 #endif

@@ -5,18 +5,24 @@
  * tsrun creates the job secret, listens on a loopback port, starts the
  * nodes with TSR_NODE/TSR_NODES/TSR_BOOT/TSR_SECRET set, and once all of
  * them have registered sends each the table of endpoints (they then connect
- * the mesh themselves). Afterwards it is the job's watchdog: the first node
- * to die, exit non-zero or exit without tsr_finalize makes it tell every
- * other node why (BOOT_ABORT), and kill whatever still runs a few seconds
- * later. Its exit status is the first non-zero status of any node.
+ * the mesh themselves) and closes its port. Afterwards it is the job's
+ * watchdog: the first node to die, exit non-zero or exit without
+ * tsr_finalize makes it tell every other node why (BOOT_ABORT), and kill
+ * whatever still runs a few seconds later. Its exit status is the first
+ * non-zero status of any node.
+ *
+ * Nothing outside tsrun's control can stall its one loop: registrations
+ * pass through a gate (boot/gate.h) that never waits for a stranger, every
+ * descriptor it watches fits its descriptor limit, and every deadline (the
+ * start-up limit, -t, the kill grace) is checked on each turn of the loop.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,46 +33,54 @@
 #include <unistd.h>
 
 #include "boot/boot_proto.h"
+#include "boot/budget.h"
+#include "boot/gate.h"
 #include "util/cpu.h"
 #include "util/io.h"
+#include "util/lines.h"
+#include "util/log.h"
 
 #define KILL_GRACE_S 3.0
-/* A node that exits with this status stopped because another node failed
- * (util/log.h); tsrun waits this long for the failure that caused it. */
-#define PEER_FAILED_STATUS 3
+/* A node that stopped because another failed (BOOT_STOP) names the cause;
+ * tsrun waits this long for the cause's own exit, which says more. */
 #define CAUSE_WAIT_S 1.0
-#define REGISTER_TIMEOUT_S 60.0
-
-typedef struct line_buf {
-    int fd;        /* read end of the node's stdout or stderr pipe, -1 at EOF */
-    int out;       /* where tsrun writes: 1 or 2 */
-    char buf[8192];
-    size_t len;
-} line_buf;
+/* After the last node exited, how long its output may still drain (a
+ * grandchild that kept the pipe open must not keep tsrun alive). */
+#define DRAIN_S 1.0
+#define TICK_MS 200
 
 typedef struct node {
     pid_t pid;
     int conn;      /* boot connection, -1 until registered / after EOF */
     int registered, finished, exited;
-    int status;    /* exit status as a shell reports it */
+    int consequence; /* it said it stops because another node failed */
     boot_endpoint ep;
-    line_buf io[2];
+    boot_note in;  /* the note being received on conn */
+    size_t in_have;
+    line_relay io[2]; /* its stdout and stderr with -p */
 } node;
 
 static struct {
     int n;
     int prefix;
     double timeout;
+    double startup_limit; /* TSR_CONNECT_TIMEOUT, as the nodes read it */
     char **argv;
 } opt;
 
 static node *nodes;
-static int listen_fd, sigchld_pipe[2];
+static int started, live, nregistered, sigchld_pipe[2];
+static gate reg_gate;
 static char secret[BOOT_SECRET_LEN + 1];
-static int exit_status, stopping, live;
+static int exit_status, stopping;
+static boot_note abort_note;
 static double kill_at = -1;
-static int consequence = -1; /* first node that stopped because of another */
-static double consequence_at;
+/* The node that a stopping node named, while tsrun waits for its exit. */
+static struct {
+    int node, reporter;
+    double at;
+    char why[sizeof abort_note.reason];
+} suspect = {-1, -1, 0, ""};
 
 static void usage(FILE *f)
 {
@@ -80,8 +94,22 @@ static void usage(FILE *f)
             "  -m, --memory SIZE    shared address space per job, e.g. 16G (TSR_MEMORY)\n"
             "  -t, --timeout SECS   stop the job if it runs longer than SECS\n"
             "  -h, --help           this text\n\n"
-            "Exit status: the first non-zero status of any node, 0 if all succeed.\n"
+            "Exit status: the first failing node's status (128+signal if killed, 1 if it\n"
+            "exited 0 without tsr_finalize), 124 after -t, 2 for a request tsrun refuses.\n"
             "Environment variables: see docs/CONFIG.md.\n");
+}
+
+/* tsrun will not run what it was asked to: one line saying why, exit 2. */
+static void refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void refuse(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tsrun: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    exit(2);
 }
 
 static long parse_long(const char *what, const char *s, long lo, long hi)
@@ -89,11 +117,15 @@ static long parse_long(const char *what, const char *s, long lo, long hi)
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || *end || v < lo || v > hi) {
-        fprintf(stderr, "tsrun: %s must be an integer in [%ld, %ld], got '%s'\n", what, lo, hi, s);
-        exit(2);
-    }
+    if (errno || end == s || *end || v < lo || v > hi)
+        refuse("%s must be an integer in [%ld, %ld], got '%s'", what, lo, hi, s);
     return v;
+}
+
+static long env_long(const char *name, long dflt, long lo, long hi)
+{
+    const char *s = getenv(name);
+    return s && *s ? parse_long(name, s, lo, hi) : dflt;
 }
 
 static void parse_args(int argc, char **argv)
@@ -127,6 +159,8 @@ static void parse_args(int argc, char **argv)
         exit(2);
     }
     opt.argv = argv + optind;
+    opt.startup_limit = (double)env_long("TSR_CONNECT_TIMEOUT", 30, 1, 3600);
+    log_verbose = (int)env_long("TSR_VERBOSE", 0, 0, 9);
 }
 
 /* A program named without a slash is looked up in PATH, as exec would. */
@@ -164,17 +198,43 @@ static void make_secret(void)
         sprintf(secret + 2 * i, "%02x", raw[i]);
 }
 
-static uint16_t open_listener(void)
+/* Opens the registration port; its address goes to the nodes as TSR_BOOT.
+ * The backlog holds every node at once (the kernel caps it at
+ * net.core.somaxconn). */
+static int open_listener(char *boot_addr, size_t len)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t len = sizeof sa;
-    listen_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&sa, sizeof sa) ||
-        listen(listen_fd, 256) || getsockname(listen_fd, (struct sockaddr *)&sa, &len)) {
+    socklen_t salen = sizeof sa;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) ||
+        listen(fd, opt.n + TSRUN_GATE_CAP) || getsockname(fd, (struct sockaddr *)&sa, &salen)) {
         perror("tsrun: cannot listen on loopback");
         exit(1);
     }
-    return ntohs(sa.sin_port);
+    snprintf(boot_addr, len, "127.0.0.1:%u", ntohs(sa.sin_port));
+    log_debug("waiting for the nodes' registrations on port %u", ntohs(sa.sin_port));
+    return fd;
+}
+
+/* tsrun itself cannot go on (fork, pipe or poll failed): every node it
+ * started is killed and reaped, so that none is left behind. */
+static void abandon(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void abandon(const char *fmt, ...)
+{
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "tsrun: %s; killing the job\n", why);
+    for (int i = 0; i < started; i++)
+        if (!nodes[i].exited)
+            kill(nodes[i].pid, SIGKILL);
+    for (int i = 0; i < started; i++)
+        if (!nodes[i].exited)
+            while (waitpid(nodes[i].pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+    exit(1);
 }
 
 static void on_sigchld(int sig)
@@ -187,33 +247,28 @@ static void on_sigchld(int sig)
 
 static void on_interrupt(int sig)
 {
-    for (int i = 0; i < opt.n; i++)
-        if (nodes[i].pid > 0 && !nodes[i].exited)
+    for (int i = 0; i < started; i++)
+        if (!nodes[i].exited)
             kill(nodes[i].pid, SIGTERM);
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
-static void start_node(int i, uint16_t port)
+static void start_node(int i, const char *boot_addr)
 {
     int out[2] = {-1, -1}, err[2] = {-1, -1};
-    if (opt.prefix && (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))) {
-        perror("tsrun: pipe");
-        exit(1);
-    }
+    if (opt.prefix && (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)))
+        abandon("cannot start node %d: pipe: %s", i, strerror(errno));
     pid_t pid = fork();
-    if (pid < 0) {
-        perror("tsrun: fork");
-        exit(1);
-    }
+    if (pid < 0)
+        abandon("cannot start node %d of %d: fork: %s", i, opt.n, strerror(errno));
     if (pid == 0) {
-        char buf[64];
+        char buf[32];
         snprintf(buf, sizeof buf, "%d", i);
         setenv("TSR_NODE", buf, 1);
         snprintf(buf, sizeof buf, "%d", opt.n);
         setenv("TSR_NODES", buf, 1);
-        snprintf(buf, sizeof buf, "127.0.0.1:%u", port);
-        setenv("TSR_BOOT", buf, 1);
+        setenv("TSR_BOOT", boot_addr, 1);
         setenv("TSR_SECRET", secret, 1);
         if (opt.prefix) {
             dup2(out[1], 1);
@@ -221,6 +276,7 @@ static void start_node(int i, uint16_t port)
         }
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
         execvp(opt.argv[0], opt.argv);
         fprintf(stderr, "tsrun: node %d: cannot execute '%s': %s\n", i, opt.argv[0],
                 strerror(errno));
@@ -229,12 +285,21 @@ static void start_node(int i, uint16_t port)
     node *nd = &nodes[i];
     nd->pid = pid;
     nd->conn = -1;
-    nd->io[0] = (line_buf){opt.prefix ? out[0] : -1, 1, {0}, 0};
-    nd->io[1] = (line_buf){opt.prefix ? err[0] : -1, 2, {0}, 0};
+    lines_init(&nd->io[0], opt.prefix ? out[0] : -1, 1, i);
+    lines_init(&nd->io[1], opt.prefix ? err[0] : -1, 2, i);
     if (opt.prefix) {
         close(out[1]);
         close(err[1]);
     }
+    started++;
+}
+
+/* Sends a note to a registered node. A node that does not read cannot hold
+ * tsrun: its connection has a send time-out (see registration_judge). */
+static void tell(node *nd, const void *buf, size_t len)
+{
+    if (nd->conn >= 0 && !nd->exited)
+        io_write_all(nd->conn, buf, len);
 }
 
 /* The first failure stops the job: every other node is told who failed and
@@ -244,17 +309,22 @@ static void job_failed(int who, const char *why)
     if (stopping)
         return;
     stopping = 1;
-    if (!exit_status && who < 0)
-        exit_status = 124;
+    if (!exit_status)
+        exit_status = who < 0 ? 124 : 1;
     if (who >= 0)
         fprintf(stderr, "tsrun: node %d %s; stopping the job\n", who, why);
     else
         fprintf(stderr, "tsrun: %s; stopping the job\n", why);
-    boot_note note = {BOOT_MAGIC, BOOT_ABORT, who < 0 ? BOOT_NO_NODE : (uint32_t)who, {0}};
-    snprintf(note.reason, sizeof note.reason, "%s", why);
+    abort_note = (boot_note){BOOT_MAGIC, BOOT_ABORT, who < 0 ? BOOT_NO_NODE : (uint32_t)who, {0}};
+    snprintf(abort_note.reason, sizeof abort_note.reason, "%s", why);
     for (int i = 0; i < opt.n; i++)
-        if (i != who && nodes[i].conn >= 0 && nodes[i].registered && !nodes[i].exited)
-            io_write_all(nodes[i].conn, &note, sizeof note);
+        if (i != who)
+            tell(&nodes[i], &abort_note, sizeof abort_note);
+    /* A node that has not registered cannot be told, and has nothing of
+     * the job's to finish. */
+    for (int i = 0; i < started; i++)
+        if (!nodes[i].registered && !nodes[i].exited)
+            kill(nodes[i].pid, SIGKILL);
     kill_at = now_s() + KILL_GRACE_S;
 }
 
@@ -262,152 +332,125 @@ static void send_table(void)
 {
     boot_table t = {BOOT_MAGIC, BOOT_TABLE, (uint32_t)opt.n, 0};
     boot_endpoint *ep = calloc((size_t)opt.n, sizeof *ep);
+    if (!ep)
+        abandon("out of memory for the node table");
     for (int i = 0; i < opt.n; i++)
         ep[i] = nodes[i].ep;
     for (int i = 0; i < opt.n; i++) {
-        io_write_all(nodes[i].conn, &t, sizeof t);
-        io_write_all(nodes[i].conn, ep, (size_t)opt.n * sizeof *ep);
+        tell(&nodes[i], &t, sizeof t);
+        tell(&nodes[i], ep, (size_t)opt.n * sizeof *ep);
     }
     free(ep);
 }
 
-/* A registration arrives whole (it is small) or the connection is refused. */
-static int pending_conns[4096], npending;
-
-static void accept_registrations(void)
+/* The gate's judge for tsrun's port: takes a node's BOOT_HELLO. */
+static const char *registration_judge(const boot_hello *h, int fd, void *ctx)
 {
-    int fd;
-    while ((fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
-        if (npending == (int)(sizeof pending_conns / sizeof *pending_conns)) {
-            close(fd);
-            continue;
-        }
-        pending_conns[npending++] = fd;
-    }
-}
-
-static int registered_count(void)
-{
-    int c = 0;
-    for (int i = 0; i < opt.n; i++)
-        c += nodes[i].registered;
-    return c;
-}
-
-static void read_registration(int k)
-{
-    int fd = pending_conns[k];
-    pending_conns[k] = pending_conns[--npending];
-    boot_hello h;
-    int got = io_read_full(fd, &h, sizeof h, now_s() + 2.0) == 0;
-    if (!got || h.magic != BOOT_MAGIC || h.type != BOOT_HELLO ||
-        memcmp(h.secret, secret, BOOT_SECRET_LEN) || h.node >= (uint32_t)opt.n ||
-        nodes[h.node].registered || nodes[h.node].pid != h.pid) {
-        fprintf(stderr, "tsrun: refused a registration that is not from a node of this job\n");
-        close(fd);
-        return;
-    }
-    node *nd = &nodes[h.node];
+    if (h->magic != BOOT_MAGIC || h->type != BOOT_HELLO)
+        return "not a Tessera registration";
+    if (memcmp(h->secret, secret, BOOT_SECRET_LEN))
+        return "bad job secret";
+    if (h->node >= (uint32_t)opt.n)
+        return "node id out of range";
+    node *nd = &nodes[h->node];
+    if (nd->registered)
+        return "that node is already registered";
+    if (nd->pid != h->pid)
+        return "not that node's process";
+    struct timeval limit = {1, 0};
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
     nd->conn = fd;
     nd->registered = 1;
-    nd->ep = (boot_endpoint){h.addr, h.port, 0};
-    if (registered_count() == opt.n)
+    nd->ep = (boot_endpoint){h->addr, h->port, 0};
+    if (++nregistered == opt.n)
         send_table();
+    return NULL;
 }
 
-/* Reads BOOT_FIN (or end of file) from a node's boot connection. */
-static void read_node_conn(node *nd)
+static void on_note(int i, const boot_note *note)
 {
-    boot_note note;
-    ssize_t r = recv(nd->conn, &note, sizeof note, MSG_DONTWAIT | MSG_WAITALL);
-    if (r == (ssize_t)sizeof note && note.magic == BOOT_MAGIC && note.type == BOOT_FIN) {
-        nd->finished = 1;
+    if (note->magic != BOOT_MAGIC)
         return;
-    }
-    if (r < 0 && (errno == EAGAIN || errno == EINTR))
+    if (note->type == BOOT_FIN)
+        nodes[i].finished = 1;
+    if (note->type != BOOT_STOP)
         return;
-    close(nd->conn);
-    nd->conn = -1;
+    nodes[i].consequence = 1;
+    if (note->node == BOOT_NO_NODE && !exit_status)
+        exit_status = 1; /* the runtime stopped the whole job (collective mismatch, stall) */
+    if (suspect.node >= 0 || note->node >= (uint32_t)opt.n)
+        return;
+    suspect.node = (int)note->node;
+    suspect.reporter = i;
+    suspect.at = now_s();
+    memcpy(suspect.why, note->reason, sizeof suspect.why);
+    suspect.why[sizeof suspect.why - 1] = 0;
 }
 
-static void describe_exit(int status, char *buf, size_t len, int finished)
+/* Reads whatever notes a node sent (BOOT_FIN, BOOT_STOP) up to end of file. */
+static void read_node_conn(int i)
+{
+    node *nd = &nodes[i];
+    while (nd->conn >= 0) {
+        ssize_t r = recv(nd->conn, (char *)&nd->in + nd->in_have, sizeof nd->in - nd->in_have,
+                         MSG_DONTWAIT);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno == EAGAIN)
+            return;
+        if (r <= 0) {
+            close(nd->conn);
+            nd->conn = -1;
+            return;
+        }
+        nd->in_have += (size_t)r;
+        if (nd->in_have == sizeof nd->in) {
+            nd->in_have = 0;
+            on_note(i, &nd->in);
+        }
+    }
+}
+
+static void describe_exit(const node *nd, int status, char *buf, size_t len)
 {
     if (WIFSIGNALED(status))
         snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
     else if (WEXITSTATUS(status))
         snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
-    else if (!finished)
+    else if (!nd->registered)
+        snprintf(buf, len, "exited without calling tsr_finalize (it never called tsr_init)");
+    else if (!nd->finished)
         snprintf(buf, len, "exited without calling tsr_finalize");
     else
         buf[0] = 0;
+}
+
+static void node_exited(int i, int status)
+{
+    node *nd = &nodes[i];
+    read_node_conn(i); /* BOOT_FIN or BOOT_STOP is written before exit */
+    nd->exited = 1;
+    live--;
+    char why[160];
+    describe_exit(nd, status, why, sizeof why);
+    if (!why[0] || nd->consequence || stopping)
+        return;
+    exit_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+    if (!exit_status)
+        exit_status = 1;
+    job_failed(i, why);
 }
 
 static void reap_children(void)
 {
     int status;
     pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        for (int i = 0; i < opt.n; i++) {
-            node *nd = &nodes[i];
-            if (nd->pid != pid)
-                continue;
-            if (nd->conn >= 0)
-                read_node_conn(nd); /* BOOT_FIN is written before exit */
-            nd->exited = 1;
-            live--;
-            nd->status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-            char why[160];
-            describe_exit(status, why, sizeof why, nd->finished);
-            if (!why[0])
-                continue;
-            /* A node stopped because of another's failure: report the cause
-             * rather than this consequence, if the cause shows up soon. */
-            if (nd->status == PEER_FAILED_STATUS && !stopping) {
-                if (consequence < 0) {
-                    consequence = i;
-                    consequence_at = now_s();
-                }
-                continue;
-            }
-            if (!exit_status)
-                exit_status = nd->status ? nd->status : 1;
-            job_failed(i, why);
-        }
-    }
-}
-
-static void emit_lines(int node_id, line_buf *lb, int flush_all)
-{
-    size_t start = 0;
-    for (size_t i = 0; i < lb->len; i++) {
-        if (lb->buf[i] != '\n')
-            continue;
-        dprintf(lb->out, "[%d] %.*s\n", node_id, (int)(i - start), lb->buf + start);
-        start = i + 1;
-    }
-    if (flush_all || (start == 0 && lb->len == sizeof lb->buf)) {
-        if (start < lb->len)
-            dprintf(lb->out, "[%d] %.*s\n", node_id, (int)(lb->len - start), lb->buf + start);
-        start = lb->len;
-    }
-    memmove(lb->buf, lb->buf + start, lb->len - start);
-    lb->len -= start;
-}
-
-static void read_output(int node_id, line_buf *lb)
-{
-    ssize_t r = read(lb->fd, lb->buf + lb->len, sizeof lb->buf - lb->len);
-    if (r > 0) {
-        lb->len += (size_t)r;
-        emit_lines(node_id, lb, 0);
-        return;
-    }
-    if (r < 0 && errno == EINTR)
-        return;
-    emit_lines(node_id, lb, 1);
-    close(lb->fd);
-    lb->fd = -1;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+        for (int i = 0; i < started; i++)
+            if (nodes[i].pid == pid)
+                node_exited(i, status);
 }
 
 static int outputs_open(void)
@@ -418,96 +461,136 @@ static int outputs_open(void)
     return 0;
 }
 
-/* No node failed on its own, yet one stopped because of a failure: name it. */
-static void blame_consequence(void)
+static int first_unregistered(void)
 {
-    if (stopping || consequence < 0)
-        return;
-    exit_status = PEER_FAILED_STATUS;
-    job_failed(consequence, "stopped because another node failed");
+    for (int i = 0; i < opt.n; i++)
+        if (!nodes[i].registered && !nodes[i].exited)
+            return i;
+    return -1;
 }
 
-/* Poll set layout: sigchld pipe, listener, pending registrations, then per
- * node its boot connection and its two output pipes. */
-static void watch(double started)
+/* Every time limit, checked on each turn of the loop whatever happened. */
+static void check_deadlines(double started_at)
 {
-    size_t cap = 2 + 4096 + (size_t)opt.n * 3;
-    struct pollfd *pfd = calloc(cap, sizeof *pfd);
-    while (live > 0 || outputs_open()) {
-        int k = 0;
-        pfd[k++] = (struct pollfd){sigchld_pipe[0], POLLIN, 0};
-        pfd[k++] = (struct pollfd){listen_fd, POLLIN, 0};
-        int pend0 = k;
-        for (int i = 0; i < npending; i++)
-            pfd[k++] = (struct pollfd){pending_conns[i], POLLIN, 0};
-        int node0 = k;
-        for (int i = 0; i < opt.n; i++) {
-            pfd[k++] = (struct pollfd){nodes[i].conn, POLLIN, 0};
-            pfd[k++] = (struct pollfd){nodes[i].io[0].fd, POLLIN, 0};
-            pfd[k++] = (struct pollfd){nodes[i].io[1].fd, POLLIN, 0};
-        }
-        double t = now_s();
-        if (!stopping && registered_count() < opt.n && t - started > REGISTER_TIMEOUT_S)
-            job_failed(-1, "not every node called tsr_init within 60 s");
-        if (!stopping && opt.timeout > 0 && t - started > opt.timeout)
-            job_failed(-1, "the job exceeded --timeout");
-        if (t - consequence_at > CAUSE_WAIT_S)
-            blame_consequence();
-        if (kill_at > 0 && t > kill_at) {
-            for (int i = 0; i < opt.n; i++)
-                if (!nodes[i].exited)
-                    kill(nodes[i].pid, SIGKILL);
-            kill_at = -1;
-        }
-        if (poll(pfd, (nfds_t)k, 200) <= 0)
+    double t = now_s();
+    char why[160];
+    int late = stopping || nregistered == opt.n ? -1 : first_unregistered();
+    if (late >= 0 && t - started_at > opt.startup_limit) {
+        snprintf(why, sizeof why, "did not call tsr_init within %.0f s (TSR_CONNECT_TIMEOUT)",
+                 opt.startup_limit);
+        job_failed(late, why);
+    }
+    if (opt.timeout > 0 && t - started_at > opt.timeout)
+        job_failed(-1, "the job exceeded --timeout");
+    if (!stopping && suspect.node >= 0 && t - suspect.at > CAUSE_WAIT_S) {
+        snprintf(why, sizeof why, "%s (reported by node %d)", suspect.why, suspect.reporter);
+        job_failed(suspect.node, why);
+    }
+    if (kill_at > 0 && t > kill_at) {
+        for (int i = 0; i < started; i++)
+            if (!nodes[i].exited)
+                kill(nodes[i].pid, SIGKILL);
+        kill_at = -1;
+    }
+}
+
+/* Poll set: the SIGCHLD pipe, the gate, then every open descriptor of the
+ * nodes (only open ones: poll refuses a set larger than the descriptor
+ * limit). which[k] says whose entry k is: node * 3 + (0 conn, 1-2 output). */
+static int fill_pollfds(struct pollfd *pfd, int *which)
+{
+    int k = 0;
+    pfd[k++] = (struct pollfd){sigchld_pipe[0], POLLIN, 0};
+    gate_pollfds(&reg_gate, pfd + k);
+    k += GATE_POLLFDS(reg_gate.cap);
+    for (int i = 0; i < opt.n; i++) {
+        int fds[3] = {nodes[i].conn, nodes[i].io[0].fd, nodes[i].io[1].fd};
+        for (int j = 0; j < 3; j++)
+            if (fds[j] >= 0) {
+                which[k] = i * 3 + j;
+                pfd[k++] = (struct pollfd){fds[j], POLLIN, 0};
+            }
+    }
+    return k;
+}
+
+static void serve_nodes(const struct pollfd *pfd, const int *which, int from, int to)
+{
+    for (int k = from; k < to; k++) {
+        if (!pfd[k].revents)
             continue;
+        int i = which[k] / 3, j = which[k] % 3;
+        if (j == 0)
+            read_node_conn(i);
+        else
+            lines_read(&nodes[i].io[j - 1]);
+    }
+}
+
+static void watch(double started_at)
+{
+    size_t cap = 1 + GATE_POLLFDS(TSRUN_GATE_CAP) + (size_t)opt.n * 3;
+    struct pollfd *pfd = calloc(cap, sizeof *pfd);
+    int *which = calloc(cap, sizeof *which);
+    if (!pfd || !which)
+        abandon("out of memory for the poll set");
+    double drain_until = -1;
+    while (live > 0 || (outputs_open() && now_s() < drain_until)) {
+        check_deadlines(started_at);
+        int k = fill_pollfds(pfd, which), node0 = 1 + GATE_POLLFDS(reg_gate.cap);
+        if (poll(pfd, (nfds_t)k, TICK_MS) < 0) {
+            if (errno != EINTR)
+                abandon("poll over %d descriptors failed: %s", k, strerror(errno));
+            continue;
+        }
         if (pfd[0].revents) {
             char buf[64];
             ssize_t unused = read(sigchld_pipe[0], buf, sizeof buf);
             (void)unused;
         }
-        for (int i = opt.n - 1; i >= 0; i--) {
-            node *nd = &nodes[i];
-            struct pollfd *p = &pfd[node0 + 3 * i];
-            if (p[1].revents)
-                read_output(i, &nd->io[0]);
-            if (p[2].revents)
-                read_output(i, &nd->io[1]);
-            if (p[0].revents && nd->conn >= 0)
-                read_node_conn(nd);
-        }
+        serve_nodes(pfd, which, node0, k);
         reap_children();
-        for (int i = npending - 1; i >= 0; i--)
-            if (pfd[pend0 + i].revents)
-                read_registration(i);
-        if (pfd[1].revents)
-            accept_registrations();
+        /* Once every node registered, or the job stopped (which killed the
+         * nodes that had not), no one else may register: the port closes. */
+        if ((nregistered == opt.n || stopping) && reg_gate.cap)
+            gate_close(&reg_gate);
+        gate_serve(&reg_gate, pfd + 1);
+        if (live == 0 && drain_until < 0)
+            drain_until = now_s() + DRAIN_S;
     }
+    for (int i = 0; i < opt.n; i++)
+        for (int j = 0; j < 2; j++)
+            if (nodes[i].io[j].fd >= 0)
+                lines_close(&nodes[i].io[j]);
     free(pfd);
+    free(which);
 }
 
 int main(int argc, char **argv)
 {
     parse_args(argc, argv);
+    log_set_name("tsrun");
     check_program(opt.argv[0]);
+    char why[256];
+    if (budget_fit(opt.n, opt.prefix, why, sizeof why))
+        refuse("%s", why);
     make_secret();
-    uint16_t port = open_listener();
-    if (pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK)) {
-        perror("tsrun: pipe");
+    nodes = calloc((size_t)opt.n, sizeof *nodes);
+    if (!nodes || pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK)) {
+        perror("tsrun");
         return 1;
     }
-    nodes = calloc((size_t)opt.n, sizeof *nodes);
+    char boot_addr[32];
+    int listen_fd = open_listener(boot_addr, sizeof boot_addr);
+    gate_open(&reg_gate, listen_fd, TSRUN_GATE_CAP, registration_judge, NULL);
     signal(SIGCHLD, on_sigchld);
     signal(SIGINT, on_interrupt);
     signal(SIGTERM, on_interrupt);
     signal(SIGPIPE, SIG_IGN);
-    double started = now_s();
+    double started_at = now_s();
     for (int i = 0; i < opt.n; i++)
-        start_node(i, port);
-    live = opt.n;
-    watch(started);
-    blame_consequence();
-    if (stopping && !exit_status)
-        exit_status = 1;
+        start_node(i, boot_addr);
+    live = started;
+    watch(started_at);
     return exit_status;
 }

@@ -210,12 +210,7 @@ static void stop_because(int failed, const char *cause, int reporter)
     for (int j = 0; j < cfg.nodes; j++)
         if (j != failed && j != cfg.node && peers[j].fd >= 0)
             am_send(j, MSG_ABORT, (uint64_t)failed, 0, 0, cause, strlen(cause));
-    char by[40] = "";
-    if (reporter >= 0)
-        snprintf(by, sizeof by, " (reported by node %d)", reporter);
-    if (failed < 0)
-        log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s%s", cause, by);
-    log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %d %s%s", failed, cause, by);
+    boot_stop(failed, cause, reporter);
 }
 
 static void peer_lost(int i)
@@ -317,48 +312,9 @@ static int spinning(void)
            (uint64_t)cfg.spin_us * 1000;
 }
 
-/* Slots of the poll set: wake-up eventfd, listener, tsrun, strangers (see
- * boot.h), then one per peer. */
-#define MAX_STRANGERS 8
-enum { SLOT_WAKE, SLOT_LISTEN, SLOT_LAUNCHER, SLOT_STRANGERS,
-       SLOT_PEERS = SLOT_STRANGERS + MAX_STRANGERS };
-
-static struct { int fd; double since; } strangers[MAX_STRANGERS];
-
-static void stranger_arrives(void)
-{
-    int fd = boot_stranger_accept();
-    if (fd < 0)
-        return;
-    for (int i = 0; i < MAX_STRANGERS; i++)
-        if (strangers[i].fd < 0) {
-            strangers[i].fd = fd;
-            strangers[i].since = now_s();
-            return;
-        }
-    boot_stranger_refuse(fd); /* too many at once: judge it now */
-}
-
-static void strangers_judge(const struct pollfd *pfd)
-{
-    double t = now_s();
-    for (int i = 0; i < MAX_STRANGERS; i++) {
-        if (strangers[i].fd < 0)
-            continue;
-        if (pfd[i].revents || t - strangers[i].since > STRANGER_WAIT_S) {
-            boot_stranger_refuse(strangers[i].fd);
-            strangers[i].fd = -1;
-        }
-    }
-}
-
-static int strangers_waiting(void)
-{
-    for (int i = 0; i < MAX_STRANGERS; i++)
-        if (strangers[i].fd >= 0)
-            return 1;
-    return 0;
-}
+/* Slots of the poll set: wake-up eventfd, tsrun, the peer port's gate of
+ * strangers (boot.h), then one per peer. */
+enum { SLOT_WAKE, SLOT_LAUNCHER, SLOT_GATE };
 
 static int all_queues_empty(void)
 {
@@ -370,28 +326,27 @@ static int all_queues_empty(void)
 
 static void *comm_main(void *arg)
 {
-    int n = SLOT_PEERS + cfg.nodes;
+    int slot_peers = SLOT_GATE + GATE_POLLFDS(boot.gate.cap), n = slot_peers + cfg.nodes;
     struct pollfd *pfd = calloc((size_t)n, sizeof *pfd);
     pfd[SLOT_WAKE] = (struct pollfd){wake_fd, POLLIN, 0};
-    pfd[SLOT_LISTEN] = (struct pollfd){boot.listen_fd, POLLIN, 0};
     pfd[SLOT_LAUNCHER] = (struct pollfd){boot.launcher_fd, POLLIN, 0};
     while (!atomic_load(&comm_stop) || !all_queues_empty()) {
         for (int i = 0; i < cfg.nodes; i++)
-            pfd[SLOT_PEERS + i] = (struct pollfd){
+            pfd[slot_peers + i] = (struct pollfd){
                 peers[i].fd, (short)(POLLIN | (has_queued(&peers[i]) ? POLLOUT : 0)), 0};
-        for (int i = 0; i < MAX_STRANGERS; i++)
-            pfd[SLOT_STRANGERS + i] = (struct pollfd){strangers[i].fd, POLLIN, 0};
-        int spin = spinning(), strange = strangers_waiting();
+        gate_pollfds(&boot.gate, pfd + SLOT_GATE);
+        int spin = spinning();
         if (!spin)
             atomic_store(&comm_blocked, 1);
         /* No EINTR here: this thread blocks every signal (tcp_start). */
-        int ready = poll(pfd, (nfds_t)n, spin ? 0 : strange ? 100 : -1);
+        int ready = poll(pfd, (nfds_t)n, spin ? 0 : gate_timeout_ms(&boot.gate));
         atomic_store(&comm_blocked, 0);
-        if (strange)
-            strangers_judge(pfd + SLOT_STRANGERS);
+        gate_serve(&boot.gate, pfd + SLOT_GATE);
+        if (ready < 0)
+            log_die_status(1, "the communication thread's poll failed: %m");
         if (ready == 0 && spin)
             sched_yield(); /* let the threads we are waiting for run */
-        if (ready <= 0)
+        if (ready == 0)
             continue;
         if (pfd[SLOT_WAKE].revents) {
             uint64_t v;
@@ -399,13 +354,11 @@ static void *comm_main(void *arg)
             (void)unused;
         }
         drain_self();
-        if (pfd[SLOT_LISTEN].revents)
-            stranger_arrives();
         if (pfd[SLOT_LAUNCHER].revents)
             launcher_news();
         for (int i = 0; i < cfg.nodes; i++) {
             peer *p = &peers[i];
-            short ev = pfd[SLOT_PEERS + i].revents;
+            short ev = pfd[slot_peers + i].revents;
             if (ev & POLLOUT)
                 flush_peer(p);
             if ((ev & (POLLIN | POLLHUP | POLLERR)) && !read_peer(i, p)) {
@@ -430,8 +383,6 @@ static void tcp_start(void)
     wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (!peers || wake_fd < 0)
         log_die("cannot set up the transport: %m");
-    for (int i = 0; i < MAX_STRANGERS; i++)
-        strangers[i].fd = -1;
     for (int i = 0; i < cfg.nodes; i++) {
         peers[i].fd = boot.peer_fd[i];
         if (peers[i].fd < 0)

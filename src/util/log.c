@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/cpu.h"
 #include "util/io.h"
 
 static char prefix[48] = "tessera";
@@ -13,6 +14,11 @@ int log_verbose;
 void log_set_node(int node)
 {
     snprintf(prefix, sizeof prefix, "tessera: node %d", node);
+}
+
+void log_set_name(const char *name)
+{
+    snprintf(prefix, sizeof prefix, "%s", name);
 }
 
 /* Formats into one buffer and writes it at once (io_write_all: one write(2)
@@ -65,4 +71,41 @@ void log_die_status(int status, const char *fmt, ...)
     emit(fmt, ap);
     va_end(ap);
     _exit(status);
+}
+
+static void rate_new_window(log_rate *r, double t)
+{
+    if (r->held)
+        log_warn("%ld more %s in the last second (not shown)", r->held, r->what);
+    r->window_start = t;
+    r->printed = 0;
+    r->held = 0;
+}
+
+double log_rate_flush(log_rate *r)
+{
+    double t = now_s();
+    if (t - r->window_start < 1.0)
+        return r->held ? r->window_start + 1.0 - t : -1;
+    rate_new_window(r, t);
+    return -1;
+}
+
+void log_rate_end(log_rate *r)
+{
+    rate_new_window(r, now_s());
+}
+
+void log_rated(log_rate *r, const char *fmt, ...)
+{
+    log_rate_flush(r);
+    if (r->printed == LOG_RATE_BURST) {
+        r->held++;
+        return;
+    }
+    r->printed++;
+    va_list ap;
+    va_start(ap, fmt);
+    emit(fmt, ap);
+    va_end(ap);
 }

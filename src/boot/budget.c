@@ -1,0 +1,65 @@
+#include "boot/budget.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "boot/boot.h"
+#include "boot/gate.h"
+
+/* Descriptors one process of the job needs at most. tsrun: stdio, the
+ * SIGCHLD pipe, its gate, per node the boot connection (and two output
+ * pipes with -p, four while a node is forked). A node: stdio, a connection
+ * per peer, its gate, the listener, tsrun, the memfd, the eventfd, a
+ * statistics file. Both get a margin for what libc may open. */
+static long per_process(int nodes, int prefix)
+{
+    long launcher = 3 + 2 + GATE_POLLFDS(TSRUN_GATE_CAP) + (long)nodes * (prefix ? 3 : 1) + 4;
+    long node = 3 + (nodes - 1) + GATE_POLLFDS(BOOT_GATE_CAP) + 5;
+    return (launcher > node ? launcher : node) + 16;
+}
+
+static int fit_process_limit(int nodes, int prefix, long need, char *why, size_t len)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= (rlim_t)need)
+        return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < (rlim_t)need) {
+        snprintf(why, len, "-n %d%s needs about %ld file descriptors per process but the limit "
+                 "is %llu (raise it with ulimit -n)",
+                 nodes, prefix ? " -p" : "", need, (unsigned long long)rl.rlim_max);
+        return -1;
+    }
+    rl.rlim_cur = (rlim_t)need;
+    if (setrlimit(RLIMIT_NOFILE, &rl)) {
+        snprintf(why, len, "cannot raise the file descriptor limit to %ld for -n %d: %s", need,
+                 nodes, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The full mesh holds about N descriptors in each of N processes. */
+static int fit_system(int nodes, long need, char *why, size_t len)
+{
+    FILE *f = fopen("/proc/sys/fs/file-max", "r");
+    unsigned long long max = 0, total = (unsigned long long)nodes * (unsigned long long)need;
+    if (!f)
+        return 0;
+    int got = fscanf(f, "%llu", &max);
+    fclose(f);
+    if (got != 1 || total <= max)
+        return 0;
+    snprintf(why, len, "-n %d needs about %llu file descriptors in all but the system allows "
+             "%llu (fs.file-max)", nodes, total, max);
+    return -1;
+}
+
+int budget_fit(int nodes, int prefix, char *why, size_t len)
+{
+    long need = per_process(nodes, prefix);
+    if (fit_process_limit(nodes, prefix, need, why, len) || fit_system(nodes, need, why, len))
+        return -1;
+    return 0;
+}

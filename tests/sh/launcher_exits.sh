@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Every exit explained: tsrun names the node that failed and exits with its
+# status, whatever the other nodes report. A node that stops because
+# another failed tells tsrun so before it exits (BOOT_STOP), so a program's
+# own exit(3) is that node's failure, not "stopped because another failed".
+. tests/lib.sh
+
+# named NAME STATUS PATTERN CAUSE CMD...: tsrun exits STATUS printing PATTERN
+# as its one line, and every node that says why it stops gives CAUSE
+# (e.g. "node 2 ").
+named() {
+    local name=$1 status=$2 pat=$3 cause=$4; shift 4
+    timeout -k 2 20 "$@" >"$LOG/out" 2>&1; local rc=$?
+    local others; others=$(grep -c ": stopping: " "$LOG/out")
+    local right; right=$(grep -c ": stopping: $cause" "$LOG/out")
+    if [ $rc -eq "$status" ] && grep -q -- "$pat" "$LOG/out" && [ "$others" -eq "$right" ] &&
+        [ "$(grep -c '^tsrun: ' "$LOG/out")" -eq 1 ]; then
+        ok "$name (exit $rc)"
+    else
+        bad "$name (exit $rc)" "$LOG/out"
+    fi
+}
+M=$B/tests/mp/misbehave
+named "exit(3) on node 2 is reported as node 2's status 3" 3 \
+    "^tsrun: node 2 exited with status 3; stopping the job" "node 2 " $TSRUN -n 4 $M exit 2 3
+named "exit(3) on node 0 is reported as node 0's status 3" 3 \
+    "^tsrun: node 0 exited with status 3; stopping the job" "node 0 " $TSRUN -n 3 $M exit 0 3
+named "a node that exits before tsr_init is named" 1 \
+    "^tsrun: node 2 exited without calling tsr_finalize (it never called tsr_init); stopping the job" \
+    "node 2 " $TSRUN -n 4 $M quit 2
+named "a node that never calls tsr_init is named at the start-up limit" 1 \
+    "^tsrun: node 1 did not call tsr_init within 1 s (TSR_CONNECT_TIMEOUT); stopping the job" \
+    "node 1 " env TSR_CONNECT_TIMEOUT=1 $TSRUN -n 3 $M hang 1
+named "-t ends a job that is still starting" 124 \
+    "^tsrun: the job exceeded --timeout; stopping the job" "the job exceeded --timeout" $TSRUN -n 3 -t 1 $M hang 2
+expect_fail "bad TSR_CONNECT_TIMEOUT is named" \
+    "^tsrun: TSR_CONNECT_TIMEOUT must be an integer in \[1, 3600\], got 'soon'" \
+    env TSR_CONNECT_TIMEOUT=soon $TSRUN -n 2 $M quit 0
+
+# A node's child that keeps the -p output pipe open cannot keep tsrun
+# waiting: it drains the output for 1 s after the last node exited.
+expect_fail "a grandchild holding -p's pipe does not keep tsrun alive" \
+    "^tsrun: node 0 exited without calling tsr_finalize (it never called tsr_init)" \
+    $TSRUN -p -n 1 bash -c "sleep 30 & echo \$! >$LOG/grandchild"
+kill "$(cat "$LOG/grandchild")" 2>/dev/null
+finish
