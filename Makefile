@@ -172,13 +172,16 @@ prove: deps
 #  - UBSan stops at its first report (-fno-sanitize-recover), failing the test.
 #  - TSan lets a program map memory only in its application ranges (below
 #    0x008000000000, and some above 0x550000000000); TSR_BASE=0x1000000000
-#    puts the 16G region in the low one. It reports no false positive today:
-#    there is no suppression file.
+#    puts the 16G region in the low one. There is no suppression file, but
+#    the TSR_DETECT=uffd configurations do not run under TSan: the thread
+#    that faulted is suspended in the kernel while the handler thread serves
+#    its fault, an ordering TSan cannot see, so every fault would be
+#    reported as a race with the thread it stopped (tsan-matrix below).
 SAN_BUILDS := build-asan build-tsan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 ASAN_ENV   := ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1 TSR_BASE=0x200000000000
 TSAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
-TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1 TSR_BASE=0x1000000000
+TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1 TSR_BASE=0x1000000000 TSR_TEST_MATRIX=build-tsan/matrix
 
 # $(call sanitizer_check,BUILD-DIR,FLAGS,RUN-ENVIRONMENT)
 define sanitizer_check
@@ -190,8 +193,14 @@ endef
 check-asan: deps
 	$(call sanitizer_check,build-asan,$(ASAN_FLAGS),$(ASAN_ENV))
 
-check-tsan: deps
+check-tsan: deps build-tsan/matrix
 	$(call sanitizer_check,build-tsan,$(TSAN_FLAGS),$(TSAN_ENV))
+
+# The matrix without its TSR_DETECT=uffd lines (see the TSan note above).
+.PHONY: build-tsan/matrix
+build-tsan/matrix:
+	@mkdir -p $(dir $@)
+	grep -v 'TSR_DETECT=uffd' tests/matrix >$@
 
 # ---- Running and benchmarking ----------------------------------------------
 deps:
