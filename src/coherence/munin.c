@@ -43,23 +43,25 @@
 #include "coherence/munin_int.h"
 
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "coherence/protocol.h"
+#include "detect/detect.h"
 #include "util/log.h"
 
 mu_page *mu;
 
-static int prot_of(int access)
+/* Munin's four access states, as the detection layer's three: a twinned
+ * page and an owned one are both writable. */
+static int detect_access_for(int access)
 {
-    return access == A_NONE ? PROT_NONE : access == A_READ ? PROT_READ : PROT_READ | PROT_WRITE;
+    return access == A_NONE ? ACCESS_NONE : access == A_READ ? ACCESS_READ : ACCESS_WRITE;
 }
 
 void mu_set_access(uint32_t p, uint32_t n, int access)
 {
     for (uint32_t i = 0; i < n; i++)
         atomic_store(&mu[p + i].access, (uint8_t)access);
-    page_protect(p, n, prot_of(access));
+    detect_set_access(p, n, detect_access_for(access));
 }
 
 /* ---- Parameters ----------------------------------------------------------- */

@@ -9,10 +9,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "coherence/diff.h"
 #include "coherence/protocol.h"
+#include "detect/detect.h"
 #include "stats/stats.h"
 #include "util/log.h"
 
@@ -40,7 +40,7 @@ void mu_twin_and_queue(uint32_t p)
     atomic_store(&mu[p].access, A_WRITE);
     page_unlock(p);
     mu_enqueue(p);
-    page_protect(p, 1, PROT_READ | PROT_WRITE);
+    detect_set_access(p, 1, ACCESS_WRITE);
     STAT_ADD(twins, 1);
 }
 
@@ -157,7 +157,7 @@ static void flush_page(uint32_t p, outbox *box, uint8_t *acked)
     int acc = access_of(p);
     clear_flag(p, F_QUEUED);
     if (acc == A_WRITE) {
-        page_protect(p, 1, PROT_READ);
+        detect_set_access(p, 1, ACCESS_READ);
         uint8_t flags;
         uint64_t to = destinations(p, &flags);
         page_lock(p);

@@ -82,10 +82,3 @@ void detect_untrack_writes(uint32_t first, uint32_t n) { backend->untrack(first,
 
 const char *detect_backend_name(void) { return backend->name; }
 int detect_serves_kernel_faults(void) { return backend->kernel_faults; }
-
-/* Munin's entry (region.h), until it calls detect_set_access itself. */
-void page_protect(uint32_t first, uint32_t n, int prot)
-{
-    int access = prot & PROT_WRITE ? ACCESS_WRITE : prot & PROT_READ ? ACCESS_READ : ACCESS_NONE;
-    detect_set_access(first, n, access);
-}

@@ -59,10 +59,6 @@ static inline char *page_app(uint32_t p) { return region.app + ((size_t)p << PAG
 static inline char *page_rt(uint32_t p) { return region.rt + ((size_t)p << PAGE_SHIFT); }
 static inline char *page_twin(uint32_t p) { return region.twin + ((size_t)p << PAGE_SHIFT); }
 
-/* Munin's way to set pages' access with PROT_* bits, until it calls
- * detect_set_access (detect.h) as other code does; the detection layer
- * implements it. Async-signal-safe. */
-void page_protect(uint32_t first, uint32_t n, int prot);
 /* Returns pages to the system: their contents become zero again. */
 void region_discard(uint32_t first, uint32_t n);
 

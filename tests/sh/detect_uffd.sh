@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The userfaultfd detection backend (TSR_DETECT=uffd), beyond the
-# multi-process suite that tests/matrix runs under it: two applications at
-# 1-4 nodes; `auto`'s choice and its fallback, and `uffd`
+# multi-process suite that tests/matrix runs under it: every application's
+# check at 1-4 nodes; `auto`'s choice and its fallback, and `uffd`
 # refused where it cannot run; an access to freed memory still a crash.
 . tests/lib.sh
 
@@ -9,7 +9,7 @@ if ! TSR_DETECT=uffd $B/tests/mp/lock_counter 10 >"$LOG/probe" 2>&1; then
     skip_all "$(grep -o 'TSR_DETECT=uffd: .*' "$LOG/probe" || tail -n 1 "$LOG/probe")"
 fi
 
-for app in sor lu; do
+for app in $(make -s --no-print-directory print-APPS); do
     args=$(make -s --no-print-directory print-${app}_TEST_ARGS)
     for n in 1 2 3 4; do
         run "apps/$app -n $n TSR_DETECT=uffd" env TSR_DETECT=uffd $TSRUN -n $n $B/apps/$app $args
