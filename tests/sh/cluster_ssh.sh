@@ -11,72 +11,19 @@
 [ "$(id -u)" -eq 0 ] || skip_all "network namespaces need root"
 scripts/deps.sh ssh >"$LOG/deps" 2>&1 || skip_all "cannot install openssh-server: $(tail -1 "$LOG/deps")"
 
-tag=tsr$$
-ns() { echo "${tag}h$1"; }
-cleanup() {
-    for k in 0 1 2 3; do
-        [ -f "$LOG/sshd.$k.pid" ] && kill "$(cat "$LOG/sshd.$k.pid")" 2>/dev/null
-        ip netns del "$(ns $k)" 2>/dev/null
-    done
-    rm -rf "$LOG"
-}
-trap cleanup EXIT
-ip netns add "$(ns 0)" 2>"$LOG/netns" || skip_all "cannot create network namespaces: $(cat "$LOG/netns")"
-
-# The bridge lives in host 0, which also has an address on it; hosts 1-3
-# each hold one end of a veth pair whose other end is a bridge port.
-setup_network() {
-    local h0; h0=$(ns 0)
-    ip -n "$h0" link set lo up
-    ip -n "$h0" link add br0 type bridge
-    ip -n "$h0" addr add 10.77.0.1/24 dev br0
-    ip -n "$h0" link set br0 up
-    for k in 1 2 3; do
-        ip netns add "$(ns $k)" || return 1
-        ip -n "$h0" link add "v$k" type veth peer name eth0 netns "$(ns $k)" || return 1
-        ip -n "$h0" link set "v$k" master br0 up
-        ip -n "$(ns $k)" link set lo up
-        ip -n "$(ns $k)" addr add "10.77.0.$((k + 1))/24" dev eth0
-        ip -n "$(ns $k)" link set eth0 up
-    done
-}
-
-# One sshd per host, on its own address, with the test's keys. Host 3 also
-# listens on port 2222, whose logins have 1 GiB of address space: too
-# little for the shared region.
-start_sshd() { # k
-    local k=$1 small=""
-    [ "$k" = 3 ] && small="Port 2222
-Match LocalPort 2222
-    ForceCommand ulimit -v 1048576; eval \"\$SSH_ORIGINAL_COMMAND\""
-    cat >"$LOG/sshd.$k.conf" <<EOF
-Port 22
-ListenAddress 10.77.0.$((k + 1))
-HostKey $LOG/host_key
-AuthorizedKeysFile $LOG/id.pub
-PidFile $LOG/sshd.$k.pid
-StrictModes no
-UsePAM no
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-LogLevel ERROR
-$small
-EOF
-    ip netns exec "$(ns "$k")" /usr/sbin/sshd -f "$LOG/sshd.$k.conf" -E "$LOG/sshd.$k.log"
-}
-
-setup_network >"$LOG/net" 2>&1 || skip_all "cannot join the namespaces: $(tail -1 "$LOG/net")"
-mkdir -p /run/sshd
-ssh-keygen -q -t ed25519 -N '' -f "$LOG/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$LOG/id" ||
-    skip_all "ssh-keygen failed"
-for k in 0 1 2 3; do start_sshd $k || skip_all "sshd did not start in a namespace"; done
-
-SSH="ssh -F /dev/null -i $LOG/id -o IdentitiesOnly=yes -o StrictHostKeyChecking=no"
-SSH+=" -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=5"
+. tests/netns.sh
+trap 'netns_down; rm -rf "$LOG"' EXIT
+netns_up "$LOG" "tsr$$" 4 >"$LOG/net" 2>&1 || skip_all "cannot create network namespaces: $(tail -1 "$LOG/net")"
+# Host 3 also listens on port 2222, whose logins have 1 GiB of address
+# space: too little for the shared region.
+for k in 0 1 2; do netns_sshd $k || skip_all "sshd did not start in a namespace"; done
+netns_sshd 3 "Port 2222" "Match LocalPort 2222" \
+    "    ForceCommand ulimit -v 1048576; eval \"\$SSH_ORIGINAL_COMMAND\"" ||
+    skip_all "sshd did not start in a namespace"
+SSH=$NETNS_SSH
 printf '# the four hosts of tests/sh/cluster_ssh.sh\n10.77.0.1 slots=1\n10.77.0.2\n10.77.0.3 slots=1 max_slots=4\n10.77.0.4\n' >"$LOG/hosts"
 printf '10.77.0.1\n10.77.0.2 slots=2\n10.77.0.3\n' >"$LOG/hosts3"
-H0=(ip netns exec "$(ns 0)" "$TSRUN" --ssh "$SSH")  # tsrun on host 0
+H0=(ip netns exec "$(netns_name 0)" "$TSRUN" --ssh "$SSH")  # tsrun on host 0
 
 # -H adds to a hostfile; without -n the job has as many nodes as slots.
 expect_ok "cluster/ssh lock_counter on 4 hosts" "node 3: .*PASS" \
@@ -92,7 +39,7 @@ expect_ok "cluster/ssh apps/mm on 4 hosts" "verified=PASS" "${H0[@]}" --hostfile
 # The nodes listen on their hosts' addresses, not loopback: with -p and
 # TSR_VERBOSE each says where its peers reach it.
 expect_ok "cluster/ssh each node listens on its host's address" "\[3\] .*peers reach this node at 10.77.0.4$" \
-    env TSR_VERBOSE=1 ip netns exec "$(ns 0)" "$TSRUN" --ssh "$SSH" --hostfile "$LOG/hosts" -p -t 30 \
+    env TSR_VERBOSE=1 "${H0[@]}" --hostfile "$LOG/hosts" -p -t 30 \
     $B/tests/mp/lock_counter
 
 # Input: node 0 alone by default, every node with --stdin all.
@@ -140,13 +87,13 @@ printf 'Host small\n    HostName 10.77.0.4\n    Port 2222\n' >"$LOG/ssh_config"
 printf '10.77.0.1\n10.77.0.2\n10.77.0.3\nsmall\n' >"$LOG/hosts_small"
 expect_fail "cluster/ssh region unavailable on one host names it" \
     "node 3: cannot map the shared region at .* on host .*" \
-    ip netns exec "$(ns 0)" "$TSRUN" --ssh "${SSH/-F \/dev\/null/-F $LOG/ssh_config}" \
+    ip netns exec "$(netns_name 0)" "$TSRUN" --ssh "${SSH/-F \/dev\/null/-F $LOG/ssh_config}" \
     --hostfile "$LOG/hosts_small" -t 30 $B/tests/mp/lock_counter
 grep -q "tsrun: node 3 (on host small) exited with status 1" "$LOG/out" && ok "cluster/ssh ... and tsrun names host small" ||
     bad "cluster/ssh ... and tsrun names host small" "$LOG/out"
 
 # A host whose sshd is down: tsrun fails fast naming it.
-kill "$(cat "$LOG/sshd.2.pid")"
+kill "$(cat "$LOG/sshd.2.pid")"  # netns_down does not mind
 start=$(date +%s)
 expect_fail "cluster/ssh host without sshd named" \
     "tsrun: node 2 (on host 10.77.0.3) could not be started: ssh to 10.77.0.3 failed" \
