@@ -332,10 +332,14 @@ const char *remote_where(int node, char *buf, size_t len)
 
 int remote_describe(int node, int registered, int status, char *buf, size_t len)
 {
-    if (!remote_host(node) || registered || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != SSH_FAILED)
+    const char *host = remote_host(node);
+    if (!host || !WIFEXITED(status) || WEXITSTATUS(status) != SSH_FAILED)
         return 0;
-    snprintf(buf, len, "could not be started: ssh to %s failed (status %d)", remote_host(node),
-             SSH_FAILED);
+    if (registered)
+        snprintf(buf, len, "was lost: ssh to %s ended with status %d (the node was killed, or "
+                 "the host or the connection failed)", host, SSH_FAILED);
+    else
+        snprintf(buf, len, "could not be started: ssh to %s failed (status %d)", host,
+                 SSH_FAILED);
     return 1;
 }

@@ -44,8 +44,10 @@ int remote_feed_stdin(void);
 
 /* " (on host NAME)" for a remote node, "" otherwise; written to buf. */
 const char *remote_where(int node, char *buf, size_t len);
-/* Describes a remote node whose ssh failed before it registered; returns
- * 1 if it did (status 255 from ssh), 0 to describe the exit as usual. */
+/* Describes a remote node whose ssh ended with 255, ssh's own failure:
+ * before registering, ssh could not start it; after, the node or the link
+ * died (ssh reports a remote signal so too). Returns 1 if it described
+ * the exit, 0 to describe it as usual. */
 int remote_describe(int node, int registered, int status, char *buf, size_t len);
 
 #endif

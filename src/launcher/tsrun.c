@@ -3,9 +3,9 @@
  * other hosts through ssh (launcher/remote.c), and watches it until every
  * node has exited.
  *
- * tsrun creates the job secret, listens on a port (loopback, or the address
- * that reaches the hosts), starts the
- * nodes with TSR_NODE/TSR_NODES/TSR_BOOT/TSR_SECRET set, and once all of
+ * tsrun creates the job secret, listens on a port (loopback, or its address
+ * toward the hosts), starts the nodes with TSR_NODE/TSR_NODES/TSR_BOOT/
+ * TSR_SECRET set (a remote node gets the secret on its input), and once all of
  * them have registered sends each the table of endpoints (they then connect
  * the mesh themselves) and closes its port. Afterwards it is the job's
  * watchdog: the first node to die, exit non-zero or exit without
@@ -18,10 +18,10 @@
  * descriptor it watches fits its descriptor limit, and every deadline (the
  * start-up limit, -t, the kill grace) is checked on each turn of the loop.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>

@@ -74,7 +74,7 @@ if wait_ready "$LOG/kout" 4; then
     for _ in $(seq 100); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
     kill -9 $job 2>/dev/null
     wait $job; rc=$?
-    if [ $rc -ne 0 ] && grep -q "tsrun: node 2 (on host 10.77.0.3) .*stopping the job" "$LOG/kerr"; then
+    if [ $rc -ne 0 ] && grep -q "tsrun: node 2 (on host 10.77.0.3) was lost: ssh to 10.77.0.3 ended" "$LOG/kerr"; then
         ok "cluster/ssh killed node on another host named (exit $rc)"
     else bad "cluster/ssh killed node on another host named (exit $rc)" "$LOG/kerr"; fi
 else
