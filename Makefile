@@ -83,7 +83,7 @@ $(LIBSO_NAME): $(LIBSO_FILE)
 $(LIBSO): $(LIBSO_NAME)
 	ln -sf $(notdir $<) $@
 
-$(TSRUN): $(BUILD)/obj/src/launcher/tsrun.o $(LIBINT)
+$(TSRUN): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/launcher/*.c)) $(LIBINT)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(LDLIBS)
 

@@ -4,6 +4,8 @@
 # `make run` / `make test` / `make bench`.
 #   scripts/deps.sh build   compiler, python3, pkg-config (build and tests)
 #   scripts/deps.sh bench   also Open MPI and matplotlib (benchmarks)
+#   scripts/deps.sh ssh | slurm | mpirun   what one cluster test needs
+#                           (tests/sh/cluster_*.sh): sshd, Slurm, Open MPI
 set -euo pipefail
 mode=${1:-build}
 
@@ -16,12 +18,21 @@ if [ "$mode" = bench ]; then
     command -v mpicc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
 fi
 
+case $mode in
+ssh) command -v /usr/sbin/sshd >/dev/null || need_apt+=(openssh-server openssh-client) ;;
+slurm) command -v slurmd >/dev/null && command -v slurmctld >/dev/null && command -v srun >/dev/null ||
+       need_apt+=(slurmd slurmctld slurm-client) ;;
+mpirun) command -v mpirun >/dev/null || need_apt+=(openmpi-bin) ;;
+esac
+
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "deps: installing ${need_apt[*]}"
     sudo_cmd=""
     [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-    $sudo_cmd apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_apt[@]}" >/dev/null
+    # Tests that install at once wait for one another's dpkg lock.
+    $sudo_cmd apt-get -o DPkg::Lock::Timeout=120 update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get -o DPkg::Lock::Timeout=120 install -y -qq \
+        "${need_apt[@]}" >/dev/null
 fi
 
 # Plots for the benchmark harness; optional for the build and the tests.

@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "boot/boot_proto.h"
+#include "boot/iface.h"
+#include "boot/rendezvous.h"
 #include "util/config.h"
 #include "util/cpu.h"
 #include "util/io.h"
@@ -31,6 +33,8 @@
 #define TABLE_GRACE_S 5.0
 
 tsr_boot boot = {NULL, -1, -1, {.listen_fd = -1}};
+
+static gate_judge mesh_judge;
 
 static void set_nodelay(int fd)
 {
@@ -96,10 +100,9 @@ uint32_t boot_parse_addr(const char *s, uint16_t *port)
     return in.s_addr;
 }
 
-/* Listens on an ephemeral port of TSR_BOOT's interface (loopback for a job
- * on one host); returns the port in network order. The backlog holds every
- * higher-numbered node at once, whatever strangers queue beside them (the
- * kernel caps it at net.core.somaxconn). */
+/* Listens on an ephemeral port of `addr`; returns the port in network
+ * order. The backlog holds every higher-numbered node at once, whatever
+ * strangers queue beside them (the kernel caps it at net.core.somaxconn). */
 static uint16_t open_listener(uint32_t addr)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -154,14 +157,31 @@ static void launcher_aborted(const boot_table *t, double deadline)
     boot_stop(note.node == BOOT_NO_NODE ? -1 : (int)note.node, note.reason, -1);
 }
 
-static boot_endpoint *register_with_launcher(uint32_t addr, uint16_t port)
+/* Listens on the address peers reach this host by (boot/iface.h): the
+ * local end of reach_fd, the connection to tsrun, unless TSR_ADDR or
+ * TSR_IFACE say otherwise. Returns the port; *addr is the address. */
+static uint16_t listen_for_peers(int reach_fd, uint32_t *addr)
+{
+    char why[160];
+    if (iface_listen_addr(cfg.addr, cfg.iface, reach_fd, addr, why, sizeof why))
+        log_die("%s", why);
+    uint16_t port = open_listener(*addr);
+    gate_open(&boot.gate, boot.listen_fd, BOOT_GATE_CAP, mesh_judge, NULL);
+    char ip[INET_ADDRSTRLEN];
+    log_debug("peers reach this node at %s", inet_ntop(AF_INET, addr, ip, sizeof ip));
+    log_debug("listening for peers on port %u", ntohs(port));
+    return port;
+}
+
+static boot_endpoint *register_with_launcher(void)
 {
     uint16_t lport;
-    uint32_t laddr = boot_parse_addr(cfg.boot, &lport);
+    uint32_t laddr = boot_parse_addr(cfg.boot, &lport), addr;
     double deadline = now_s() + cfg.connect_timeout_s;
     boot.launcher_fd = connect_to(laddr, lport, deadline);
     if (boot.launcher_fd < 0)
         log_die("cannot reach tsrun at %s: %m", cfg.boot);
+    uint16_t port = listen_for_peers(boot.launcher_fd, &addr);
     boot_hello h = {BOOT_MAGIC, BOOT_HELLO, (uint32_t)cfg.node, getpid(), addr, port, 0, {0}};
     fill_secret(h.secret);
     boot_table t;
@@ -177,6 +197,14 @@ static boot_endpoint *register_with_launcher(uint32_t addr, uint16_t port)
     if (!ep || io_read_full(boot.launcher_fd, ep, (size_t)cfg.nodes * sizeof *ep, deadline))
         log_die("tsrun's node table was cut short");
     return ep;
+}
+
+/* Started by srun or mpirun: the peers meet in the rendezvous directory. */
+static boot_endpoint *meet_without_launcher(void)
+{
+    uint32_t addr;
+    uint16_t port = listen_for_peers(-1, &addr);
+    return rendezvous_exchange(addr, port);
 }
 
 /* Every hello goes out before the first acknowledgement is awaited, so
@@ -265,20 +293,16 @@ void boot_start(void)
         log_die("out of memory");
     for (int i = 0; i < cfg.nodes; i++)
         boot.peer_fd[i] = -1;
-    if (!cfg.boot)
+    if (!cfg.boot && !cfg.job_key[0])
         return;
-    if (strlen(cfg.secret) != BOOT_SECRET_LEN ||
-        strspn(cfg.secret, "0123456789abcdefABCDEF") != BOOT_SECRET_LEN)
+    if (cfg.boot && (strlen(cfg.secret) != BOOT_SECRET_LEN ||
+                     strspn(cfg.secret, "0123456789abcdefABCDEF") != BOOT_SECRET_LEN))
         log_die("TSR_SECRET must be %d hex characters", BOOT_SECRET_LEN);
-    uint16_t unused;
-    uint32_t addr = boot_parse_addr(cfg.boot, &unused);
-    uint16_t port = open_listener(addr);
-    gate_open(&boot.gate, boot.listen_fd, BOOT_GATE_CAP, mesh_judge, NULL);
-    log_debug("listening for peers on port %u", ntohs(port));
-    boot_endpoint *ep = register_with_launcher(addr, port);
+    boot_endpoint *ep = cfg.boot ? register_with_launcher() : meet_without_launcher();
     double deadline = now_s() + cfg.connect_timeout_s;
     connect_lower(ep, deadline);
     accept_higher(deadline);
+    rendezvous_done();
     free(ep);
 }
 

@@ -9,18 +9,19 @@
 #include "boot/gate.h"
 
 /* Descriptors one process of the job needs at most. tsrun: stdio, the
- * SIGCHLD pipe, its gate, per node the boot connection (and two output
- * pipes with -p, four while a node is forked). A node: stdio, a connection
+ * SIGCHLD pipe, its gate, per node the boot connection and its pipes (two
+ * outputs with -p, an input with --stdin or hosts; more while a node is
+ * forked). A node: stdio, a connection
  * per peer, its gate, the listener, tsrun, the memfd, the eventfd, a
  * statistics file. Both get a margin for what libc may open. */
-static long per_process(int nodes, int prefix)
+static long per_process(int nodes, int pipes)
 {
-    long launcher = 3 + 2 + GATE_POLLFDS(TSRUN_GATE_CAP) + (long)nodes * (prefix ? 3 : 1) + 4;
+    long launcher = 3 + 2 + GATE_POLLFDS(TSRUN_GATE_CAP) + (long)nodes * (1 + pipes) + 6;
     long node = 3 + (nodes - 1) + GATE_POLLFDS(BOOT_GATE_CAP) + 5;
     return (launcher > node ? launcher : node) + 16;
 }
 
-static int fit_process_limit(int nodes, int prefix, long need, char *why, size_t len)
+static int fit_process_limit(int nodes, int pipes, long need, char *why, size_t len)
 {
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= (rlim_t)need)
@@ -28,7 +29,7 @@ static int fit_process_limit(int nodes, int prefix, long need, char *why, size_t
     if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < (rlim_t)need) {
         snprintf(why, len, "-n %d%s needs about %ld file descriptors per process but the limit "
                  "is %llu (raise it with ulimit -n)",
-                 nodes, prefix ? " -p" : "", need, (unsigned long long)rl.rlim_max);
+                 nodes, pipes ? " with its pipes" : "", need, (unsigned long long)rl.rlim_max);
         return -1;
     }
     rl.rlim_cur = (rlim_t)need;
@@ -56,10 +57,10 @@ static int fit_system(int nodes, long need, char *why, size_t len)
     return -1;
 }
 
-int budget_fit(int nodes, int prefix, char *why, size_t len)
+int budget_fit(int nodes, int pipes, char *why, size_t len)
 {
-    long need = per_process(nodes, prefix);
-    if (fit_process_limit(nodes, prefix, need, why, len) || fit_system(nodes, need, why, len))
+    long need = per_process(nodes, pipes);
+    if (fit_process_limit(nodes, pipes, need, why, len) || fit_system(nodes, need, why, len))
         return -1;
     return 0;
 }

@@ -12,9 +12,10 @@
 #define TSRUN_GATE_CAP 64
 
 /* Makes the descriptor limit (which the nodes inherit from tsrun) fit a job
- * of `nodes` nodes, with `prefix` for tsrun -p: raises the soft limit up
- * to the hard one if needed. Also checks that the full mesh fits the
- * system's fs.file-max. Returns 0, or -1 with why saying what is short. */
-int budget_fit(int nodes, int prefix, char *why, size_t len);
+ * of `nodes` nodes, tsrun holding `pipes` pipes to each (two for -p, one
+ * for its input): raises the soft limit up to the hard one if needed. Also
+ * checks that the full mesh fits the system's fs.file-max. Returns 0, or -1
+ * with why saying what is short. */
+int budget_fit(int nodes, int pipes, char *why, size_t len);
 
 #endif

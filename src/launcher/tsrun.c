@@ -1,9 +1,11 @@
 /*
- * tsrun - starts a Tessera job of N node processes on this host and watches
- * it until every node has exited.
+ * tsrun - starts a Tessera job of N node processes on this host, or on
+ * other hosts through ssh (launcher/remote.c), and watches it until every
+ * node has exited.
  *
- * tsrun creates the job secret, listens on a loopback port, starts the
- * nodes with TSR_NODE/TSR_NODES/TSR_BOOT/TSR_SECRET set, and once all of
+ * tsrun creates the job secret, listens on a port (loopback, or its address
+ * toward the hosts), starts the nodes with TSR_NODE/TSR_NODES/TSR_BOOT/
+ * TSR_SECRET set (a remote node gets the secret on its input), and once all of
  * them have registered sends each the table of endpoints (they then connect
  * the mesh themselves) and closes its port. Afterwards it is the job's
  * watchdog: the first node to die, exit non-zero or exit without
@@ -16,6 +18,7 @@
  * descriptor it watches fits its descriptor limit, and every deadline (the
  * start-up limit, -t, the kill grace) is checked on each turn of the loop.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -35,6 +38,7 @@
 #include "boot/boot_proto.h"
 #include "boot/budget.h"
 #include "boot/gate.h"
+#include "launcher/remote.h"
 #include "util/cpu.h"
 #include "util/io.h"
 #include "util/lines.h"
@@ -86,8 +90,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tsrun -n N [options] program [args...]\n"
-            "Runs program as an N-node Tessera job on this host.\n\n"
-            "  -n, --nodes N        number of node processes (required)\n"
+            "       tsrun -H HOSTS | --hostfile FILE [-n N] [options] program [args...]\n"
+            "Runs program as an N-node Tessera job on this host, or on the hosts given.\n\n"
+            "  -n, --nodes N        number of node processes (default with hosts: their slots)\n"
+            "  -H, --hosts LIST     hosts reached by ssh, e.g. a,b:4 (b runs 4 nodes)\n"
+            "      --hostfile FILE  hosts one a line, Open MPI's syntax: 'b slots=4'\n"
+            "      --ssh CMD        the ssh command, split at spaces (TSR_SSH; default ssh)\n"
+            "      --stdin WHO      who reads tsrun's input: a node id, all, none\n"
+            "                       (default: node 0 with hosts, shared by all on one host)\n"
             "  -p, --prefix         prefix every output line with [node]\n"
             "  -s, --stats          print each node's statistics at exit (TSR_STATS=1)\n"
             "  -j, --stats-json F   append each node's statistics as JSON to F\n"
@@ -112,6 +122,12 @@ static void refuse(const char *fmt, ...)
     exit(2);
 }
 
+static void refuse_if(int failed, const char *why)
+{
+    if (failed)
+        refuse("%s", why);
+}
+
 static long parse_long(const char *what, const char *s, long lo, long hi)
 {
     char *end;
@@ -134,9 +150,12 @@ static void parse_args(int argc, char **argv)
         {"nodes", required_argument, 0, 'n'},      {"prefix", no_argument, 0, 'p'},
         {"stats", no_argument, 0, 's'},            {"stats-json", required_argument, 0, 'j'},
         {"memory", required_argument, 0, 'm'},     {"timeout", required_argument, 0, 't'},
+        {"hosts", required_argument, 0, 'H'},      {"hostfile", required_argument, 0, 'F'},
+        {"ssh", required_argument, 0, 'S'},        {"stdin", required_argument, 0, 'I'},
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int c;
-    while ((c = getopt_long(argc, argv, "+n:psj:m:t:h", longopts, NULL)) != -1) {
+    char why[256];
+    while ((c = getopt_long(argc, argv, "+n:psj:m:t:hH:", longopts, NULL)) != -1) {
         switch (c) {
         case 'n': opt.n = (int)parse_long("-n", optarg, 1, 4096); break;
         case 'p': opt.prefix = 1; break;
@@ -144,10 +163,16 @@ static void parse_args(int argc, char **argv)
         case 'j': setenv("TSR_STATS_JSON", optarg, 1); break;
         case 'm': setenv("TSR_MEMORY", optarg, 1); break;
         case 't': opt.timeout = (double)parse_long("--timeout", optarg, 1, 1L << 30); break;
+        case 'H': refuse_if(remote_add_hosts(optarg, why, sizeof why), why); break;
+        case 'F': refuse_if(remote_add_hostfile(optarg, why, sizeof why), why); break;
+        case 'S': remote_set_ssh(optarg); break;
+        case 'I': refuse_if(remote_set_stdin(optarg, why, sizeof why), why); break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);
         }
     }
+    if (!opt.n)
+        opt.n = remote_slots();
     if (!opt.n) {
         fprintf(stderr, "tsrun: -n N is required\n");
         usage(stderr);
@@ -201,17 +226,19 @@ static void make_secret(void)
 /* Opens the registration port; its address goes to the nodes as TSR_BOOT.
  * The backlog holds every node at once (the kernel caps it at
  * net.core.somaxconn). */
-static int open_listener(char *boot_addr, size_t len)
+static int open_listener(uint32_t addr, char *boot_addr, size_t len)
 {
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = addr};
     socklen_t salen = sizeof sa;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) ||
         listen(fd, opt.n + TSRUN_GATE_CAP) || getsockname(fd, (struct sockaddr *)&sa, &salen)) {
-        perror("tsrun: cannot listen on loopback");
+        perror("tsrun: cannot listen for the nodes");
         exit(1);
     }
-    snprintf(boot_addr, len, "127.0.0.1:%u", ntohs(sa.sin_port));
+    char ip[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
+    snprintf(boot_addr, len, "%s:%u", ip, ntohs(sa.sin_port));
     log_debug("waiting for the nodes' registrations on port %u", ntohs(sa.sin_port));
     return fd;
 }
@@ -256,8 +283,9 @@ static void on_interrupt(int sig)
 
 static void start_node(int i, const char *boot_addr)
 {
-    int out[2] = {-1, -1}, err[2] = {-1, -1};
-    if (opt.prefix && (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)))
+    int out[2] = {-1, -1}, err[2] = {-1, -1}, in;
+    if (remote_stdin_pipe(i, &in) ||
+        (opt.prefix && (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))))
         abandon("cannot start node %d: pipe: %s", i, strerror(errno));
     pid_t pid = fork();
     if (pid < 0)
@@ -277,11 +305,13 @@ static void start_node(int i, const char *boot_addr)
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
+        remote_exec(i, in, opt.argv);
         execvp(opt.argv[0], opt.argv);
         fprintf(stderr, "tsrun: node %d: cannot execute '%s': %s\n", i, opt.argv[0],
                 strerror(errno));
         _exit(127);
     }
+    remote_started(i, in, secret);
     node *nd = &nodes[i];
     nd->pid = pid;
     nd->conn = -1;
@@ -311,8 +341,10 @@ static void job_failed(int who, const char *why)
     stopping = 1;
     if (!exit_status)
         exit_status = who < 0 ? 124 : 1;
+    char where[300];
     if (who >= 0)
-        fprintf(stderr, "tsrun: node %d %s; stopping the job\n", who, why);
+        fprintf(stderr, "tsrun: node %d%s %s; stopping the job\n", who,
+                remote_where(who, where, sizeof where), why);
     else
         fprintf(stderr, "tsrun: %s; stopping the job\n", why);
     abort_note = (boot_note){BOOT_MAGIC, BOOT_ABORT, who < 0 ? BOOT_NO_NODE : (uint32_t)who, {0}};
@@ -355,8 +387,8 @@ static const char *registration_judge(const boot_hello *h, int fd, void *ctx)
     node *nd = &nodes[h->node];
     if (nd->registered)
         return "that node is already registered";
-    if (nd->pid != h->pid)
-        return "not that node's process";
+    if (!remote_host((int)h->node) && nd->pid != h->pid)
+        return "not that node's process"; /* a remote node's pid is not ssh's */
     struct timeval limit = {1, 0};
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, sizeof limit);
@@ -434,7 +466,8 @@ static void node_exited(int i, int status)
     nd->exited = 1;
     live--;
     char why[160];
-    describe_exit(nd, status, why, sizeof why);
+    if (!remote_describe(i, nd->registered, status, why, sizeof why))
+        describe_exit(nd, status, why, sizeof why);
     if (!why[0] || nd->consequence || stopping)
         return;
     exit_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
@@ -572,7 +605,9 @@ int main(int argc, char **argv)
     log_set_name("tsrun");
     check_program(opt.argv[0]);
     char why[256];
-    if (budget_fit(opt.n, opt.prefix, why, sizeof why))
+    uint32_t listen_addr;
+    refuse_if(remote_setup(opt.n, &listen_addr, why, sizeof why), why);
+    if (budget_fit(opt.n, 2 * opt.prefix + remote_pipes_per_node(), why, sizeof why))
         refuse("%s", why);
     make_secret();
     nodes = calloc((size_t)opt.n, sizeof *nodes);
@@ -581,7 +616,7 @@ int main(int argc, char **argv)
         return 1;
     }
     char boot_addr[32];
-    int listen_fd = open_listener(boot_addr, sizeof boot_addr);
+    int listen_fd = open_listener(listen_addr, boot_addr, sizeof boot_addr);
     gate_open(&reg_gate, listen_fd, TSRUN_GATE_CAP, registration_judge, NULL);
     signal(SIGCHLD, on_sigchld);
     signal(SIGINT, on_interrupt);
@@ -591,6 +626,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < opt.n; i++)
         start_node(i, boot_addr);
     live = started;
+    if (remote_feed_stdin())
+        abandon("cannot start the process that forwards tsrun's input: %s", strerror(errno));
     watch(started_at);
     return exit_status;
 }

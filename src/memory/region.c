@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "boot/iface.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -23,7 +24,8 @@ static void *reserve(size_t size, int prot, int flags, int fd, const char *what)
 {
     void *p = mmap(NULL, size, prot, flags | MAP_NORESERVE, fd, 0);
     if (p == MAP_FAILED)
-        log_die("cannot reserve %zu MiB for %s: %m (lower TSR_MEMORY)", size >> 20, what);
+        log_die("cannot reserve %zu MiB for %s on host %s: %m (lower TSR_MEMORY)", size >> 20,
+                what, iface_host());
     return p;
 }
 
@@ -44,8 +46,9 @@ void region_init(void)
         int err = app == MAP_FAILED ? errno : EEXIST;
         if (app != MAP_FAILED)
             munmap(app, region.size);
-        log_die("cannot map the shared region at %p (%zu MiB): %s; set TSR_BASE to a free "
-                "address or lower TSR_MEMORY", want, region.size >> 20, strerror(err));
+        log_die("cannot map the shared region at %p (%zu MiB) on host %s: %s; set TSR_BASE to "
+                "a free address or lower TSR_MEMORY", want, region.size >> 20, iface_host(),
+                strerror(err));
     }
     region.app = app;
     region.rt = reserve(region.size, PROT_READ | PROT_WRITE, MAP_SHARED, region.memfd,

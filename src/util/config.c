@@ -2,9 +2,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot/rendezvous.h"
 #include "util/log.h"
 
 tsr_config cfg;
@@ -86,6 +88,20 @@ static int env_choice(const char *name, const char *const *choices, int dflt)
     log_die("%s='%s' is not one of the accepted values (see docs/CONFIG.md)", name, s);
 }
 
+/* TSR_RENDEZVOUS, or ~/.tessera-rendezvous: a home directory is the one a
+ * cluster's hosts most often share. */
+static const char *load_rendezvous_dir(void)
+{
+    static char dflt[4096];
+    const char *dir = env("TSR_RENDEZVOUS"), *home = env("HOME");
+    if (dir && *dir)
+        return dir;
+    if (!home || !*home)
+        home = ".";
+    snprintf(dflt, sizeof dflt, "%s/.tessera-rendezvous", home);
+    return dflt;
+}
+
 static void load_job(void)
 {
     cfg.boot = env("TSR_BOOT");
@@ -95,10 +111,13 @@ static void load_job(void)
         cfg.node = (int)env_long("TSR_NODE", 0, 0, cfg.nodes - 1);
         if (!cfg.secret)
             log_die("TSR_BOOT is set but TSR_SECRET is not: start programs with tsrun");
-    } else {
+    } else if (!rendezvous_detect(&cfg.node, &cfg.nodes, cfg.job_key, sizeof cfg.job_key)) {
         cfg.nodes = 1;
         cfg.node = 0;
     }
+    cfg.addr = env("TSR_ADDR");
+    cfg.iface = env("TSR_IFACE");
+    cfg.rendezvous = load_rendezvous_dir();
 }
 
 static void load_region(void)

@@ -22,6 +22,10 @@ typedef struct tsr_config {
     int node, nodes;          /* TSR_NODE, TSR_NODES (set by tsrun) */
     const char *boot;         /* TSR_BOOT host:port of tsrun, NULL alone */
     const char *secret;       /* TSR_SECRET, hex */
+    const char *addr;         /* TSR_ADDR: listen on this address of the host */
+    const char *iface;        /* TSR_IFACE: listen on this interface's address */
+    const char *rendezvous;   /* TSR_RENDEZVOUS: directory where srun/mpirun jobs meet */
+    char job_key[128];        /* started by srun/mpirun: the job's name there, else "" */
     size_t memory;            /* TSR_MEMORY: size of the shared address space */
     uintptr_t base;           /* TSR_BASE: its address on every node */
     progress_t progress;      /* TSR_PROGRESS: hybrid | spin | block */
