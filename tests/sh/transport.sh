@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The transport's backends (TSR_TRANSPORT): the choice and its checks, the
+# shm backend's memory (tsrun's memfd, closed once mapped, never a file),
+# and failure detection under shm, where the TCP mesh carries nothing.
+. tests/lib.sh
+P="$B/tests/mp/lock_counter"
+
+expect_fail "transport/TSR_TRANSPORT=udp refused" "TSR_TRANSPORT='udp' is not one of the accepted values" \
+    env TSR_TRANSPORT=udp $P 1
+expect_fail "transport/TSR_HEARTBEAT=3601 refused" "TSR_HEARTBEAT='3601' is not an integer in \[0, 3600\]" \
+    env TSR_HEARTBEAT=3601 $P 1
+expect_fail "transport/TSR_HEARTBEAT=-1 refused" "TSR_HEARTBEAT='-1' is not an integer" \
+    env TSR_HEARTBEAT=-1 $P 1
+expect_fail "transport/TSR_SHM_FD=x refused" "TSR_SHM_FD='x' is not an integer" \
+    env TSR_SHM_FD=x $P 1
+
+# Which backend each setting gives, as TSR_VERBOSE reports it.
+for pair in tcp:tcp shm:shm auto:shm :tcp; do
+    want=${pair#*:} set=${pair%%:*}
+    expect_ok "transport/TSR_TRANSPORT=${set:-unset} runs over $want" "transport: $want" \
+        env TSR_TRANSPORT=$set TSR_VERBOSE=1 $TSRUN -n 2 $P
+done
+
+# A node's descriptors and mappings while the job runs: the rings are the
+# memfd's mapping, no descriptor of them is left, and nothing is in /dev/shm.
+TSR_TRANSPORT=shm $TSRUN -n 2 $B/tests/mp/sleeper 3 >"$LOG/out" 2>"$LOG/err" &
+job=$!
+if wait_ready "$LOG/out" 2; then
+    pid=$(awk '$1=="ready" && $2==1 {print $3}' "$LOG/out")
+    maps=$(grep -c "memfd:tessera-rings" /proc/$pid/maps)
+    fds=$(ls -l /proc/$pid/fd | grep -c "memfd:tessera-rings")
+    files=$(ls /dev/shm 2>/dev/null | grep -ci tessera)
+    if [ "$maps" -ge 1 ] && [ "$fds" -eq 0 ] && [ "$files" -eq 0 ]; then
+        ok "transport/shm rings are an anonymous memfd, mapped, descriptor closed"
+    else
+        bad "transport/shm rings ($maps mappings, $fds descriptors, $files files in /dev/shm)" "$LOG/err"
+    fi
+else
+    bad "transport/shm rings (job never ready)" "$LOG/err"
+fi
+wait $job
+
+# A node killed under shm: the others name it (the mesh's end of file).
+TSR_TRANSPORT=shm $TSRUN -n 3 $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
+job=$!
+if wait_ready "$LOG/out" 3; then
+    kill -9 "$(awk '$1=="ready" && $2==2 {print $3}' "$LOG/out")"
+    wait $job; rc=$?
+    named=$(grep -c "^tessera: node [01]: stopping: node 2 " "$LOG/err")
+    if [ $rc -ne 0 ] && [ "$named" -eq 2 ]; then ok "transport/shm: kill -9 node 2 of 3 named by both others (exit $rc)"
+    else bad "transport/shm: kill -9 node 2 of 3 (exit $rc, named by $named)" "$LOG/err"; fi
+else
+    kill $job; bad "transport/shm: kill -9 (never ready)" "$LOG/err"
+fi
+finish
