@@ -410,9 +410,16 @@ static void on_note(int i, const boot_note *note)
         return;
     if (note->type == BOOT_FIN)
         nodes[i].finished = 1;
-    if (note->type != BOOT_STOP)
+    if (note->type != BOOT_STOP && note->type != BOOT_HUNG)
         return;
     nodes[i].consequence = 1;
+    if (note->type == BOOT_HUNG && note->node < (uint32_t)opt.n) {
+        char why[sizeof note->reason + 32];
+        snprintf(why, sizeof why, "%.*s (reported by node %d)", (int)sizeof note->reason - 1,
+                 note->reason, i);
+        job_failed((int)note->node, why);
+        return;
+    }
     if (note->node == BOOT_NO_NODE && !exit_status)
         exit_status = 1; /* the runtime stopped the whole job (collective mismatch, stall) */
     if (suspect.node >= 0 || note->node >= (uint32_t)opt.n)

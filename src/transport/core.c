@@ -117,11 +117,16 @@ void core_deliver(int src, const tsr_msg_hdr *h, void *payload)
  * rather than this one, whose link it will see close next: every stopping
  * node relays the cause, whichever way it learned it. Best effort: the
  * process is ending. */
-static void stop_because(int failed, const char *cause, int reporter)
+static void relay(int failed, const char *cause)
 {
     for (int j = 0; j < cfg.nodes; j++)
         if (j != failed && j != cfg.node && !atomic_load(&life[j].bye))
             am_send(j, MSG_ABORT, (uint64_t)failed, 0, 0, cause, strlen(cause));
+}
+
+static void stop_because(int failed, const char *cause, int reporter)
+{
+    relay(failed, cause);
     boot_stop(failed, cause, reporter);
 }
 
@@ -158,11 +163,13 @@ static void on_heartbeat(int src, const tsr_msg_hdr *h, void *payload)
 
 /* Looks at each peer's count of received messages; one that has not moved
  * for TSR_HEARTBEAT seconds belongs to a node that stopped responding. A
- * tick that comes late (this node itself was stopped, or starved) first
- * forgives everyone: the silence may be ours. */
+ * tick a whole period late (this node itself was stopped, or the whole
+ * machine suspended) first forgives everyone: the silence may be ours. A
+ * shorter delay needs no forgiving: progress() has just read whatever the
+ * peers sent meanwhile. */
 static void check_silence(double now)
 {
-    int forgive = now - last_tick > cfg.heartbeat_s / 2.0;
+    int forgive = now - last_tick > cfg.heartbeat_s;
     for (int j = 0; j < cfg.nodes; j++) {
         peer_life *p = &life[j];
         if (j == cfg.node || atomic_load(&p->bye))
@@ -174,7 +181,8 @@ static void check_silence(double now)
             char cause[160];
             snprintf(cause, sizeof cause, "stopped responding: nothing received from it for %u s "
                      "(TSR_HEARTBEAT; it is stopped, hung, or starved of CPU)", cfg.heartbeat_s);
-            stop_because(j, cause, -1);
+            relay(j, cause);
+            boot_stop_hung(j, cause);
         }
     }
 }
