@@ -6,8 +6,9 @@
  * relay (MSG_ABORT), the shutdown handshake (MSG_BYE), heartbeats, and the
  * watch over tsrun's connection and the stranger gate. A backend only moves
  * bytes between this node and its peers: it writes a message or queues it,
- * and, called by the comm thread, receives what arrived and hands each whole
- * message to core_deliver().
+ * and, called by the comm thread, receives what arrived, tells the core that
+ * the sender is alive (core_heard) and runs each whole message's handler
+ * (am_dispatch).
  *
  * A stream backend (tcp.c, shm.c) may cut a message anywhere and uses
  * stream.h to put it together again. A datagram backend fits the same

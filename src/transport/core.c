@@ -41,12 +41,11 @@ static spin_t self_lock;
 static am_msg *self_head, *self_tail;
 static waiter bye_wait;
 
-/* Per peer: said MSG_BYE; messages received (any thread may read it, only
- * the comm thread writes it); what the last tick saw of that count, and when
- * it last changed. */
+/* Per peer: said MSG_BYE; times bytes arrived from it (the comm thread's
+ * alone); what the last tick saw of that count, and when it last changed. */
 typedef struct peer_life {
     _Atomic int bye;
-    uint64_t received, seen;
+    uint64_t arrivals, seen;
     double heard;
 } peer_life;
 
@@ -105,11 +104,7 @@ int core_drain_self(void)
     return any;
 }
 
-void core_deliver(int src, const tsr_msg_hdr *h, void *payload)
-{
-    life[src].received++;
-    am_dispatch(src, h, payload);
-}
+void core_heard(int src) { life[src].arrivals++; }
 
 /* Stops this node because `failed` failed (-1: no one node, the job is
  * stopped as a whole), `cause` saying how, e.g. "was killed by signal 9".
@@ -161,7 +156,7 @@ static void on_heartbeat(int src, const tsr_msg_hdr *h, void *payload)
                        h->len);
 }
 
-/* Looks at each peer's count of received messages; one that has not moved
+/* Looks at each peer's count of arrivals; one that has not moved
  * for TSR_HEARTBEAT seconds belongs to a node that stopped responding. A
  * tick a whole period late (this node itself was stopped, or the whole
  * machine suspended) first forgives everyone: the silence may be ours. A
@@ -174,8 +169,8 @@ static void check_silence(double now)
         peer_life *p = &life[j];
         if (j == cfg.node || atomic_load(&p->bye))
             continue;
-        if (p->received != p->seen || forgive) {
-            p->seen = p->received;
+        if (p->arrivals != p->seen || forgive) {
+            p->seen = p->arrivals;
             p->heard = now;
         } else if (now - p->heard > cfg.heartbeat_s) {
             char cause[160];

@@ -35,8 +35,9 @@ void core_post_self(am_msg *m);
 void core_expect_reply(void);
 
 /* For backends. */
-/* Runs a received message's handler, noting that its sender is alive. */
-void core_deliver(int src, const tsr_msg_hdr *h, void *payload);
+/* Bytes arrived from src: it is alive, even in the middle of a message too
+ * long to arrive within TSR_HEARTBEAT. Comm thread only. */
+void core_heard(int src);
 /* The peer's link ended: expected after its MSG_BYE, otherwise it failed
  * (this node stops, naming it). Returns only in the first case. */
 void core_link_closed(int peer);

@@ -50,7 +50,7 @@ static void parse(rx_stream *s)
         check_header(s, &h);
         size_t total = STREAM_BYTES(h.len);
         if (s->len - off >= total) {
-            core_deliver(s->src, &h, s->buf + off + STREAM_HDR);
+            am_dispatch(s->src, &h, s->buf + off + STREAM_HDR);
             off += total;
             continue;
         }
@@ -72,6 +72,7 @@ static void parse(rx_stream *s)
 
 void rx_commit(rx_stream *s, size_t n)
 {
+    core_heard(s->src);
     if (!s->big) {
         s->len += n;
         parse(s);
@@ -81,7 +82,7 @@ void rx_commit(rx_stream *s, size_t n)
     if (s->big_have == s->big_need) {
         char *buf = s->big;
         s->big = NULL;
-        core_deliver(s->src, &s->big_hdr, buf);
+        am_dispatch(s->src, &s->big_hdr, buf);
         free(buf);
     }
 }
