@@ -7,10 +7,9 @@
  * The comm thread turns the backend's progress() over and over, which
  * delivers this node's messages to itself as well as its peers'; between
  * turns, every tick, it sends heartbeats and looks for peers that have gone
- * silent. Heartbeats come
- * from this thread, not the application's, so a node that computes for
- * minutes without a message still beats; a stopped or livelocked runtime
- * does not.
+ * silent. Heartbeats come from this thread, not the application's, so a
+ * node that computes for minutes without a message still beats; a stopped
+ * or livelocked runtime does not.
  */
 #include "transport/core.h"
 
@@ -106,12 +105,11 @@ int core_drain_self(void)
 
 void core_heard(int src) { life[src].arrivals++; }
 
-/* Stops this node because `failed` failed (-1: no one node, the job is
- * stopped as a whole), `cause` saying how, e.g. "was killed by signal 9".
- * Every other node is told the cause first, so that it names that node
- * rather than this one, whose link it will see close next: every stopping
- * node relays the cause, whichever way it learned it. Best effort: the
- * process is ending. */
+/* Tells every other node that `failed` failed (-1: no one node, the job is
+ * stopped as a whole), `cause` saying how, e.g. "was killed by signal 9",
+ * so that it names that node rather than this one, whose link it will see
+ * close next: every stopping node relays the cause, whichever way it
+ * learned it. Best effort: the process is ending. */
 static void relay(int failed, const char *cause)
 {
     for (int j = 0; j < cfg.nodes; j++)
@@ -119,6 +117,7 @@ static void relay(int failed, const char *cause)
             am_send(j, MSG_ABORT, (uint64_t)failed, 0, 0, cause, strlen(cause));
 }
 
+/* Stops this node because `failed` failed, as `reporter` (or -1) said. */
 static void stop_because(int failed, const char *cause, int reporter)
 {
     relay(failed, cause);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The transport's backends (TSR_TRANSPORT): the choice and its checks, the
 # shm backend's memory (tsrun's memfd, closed once mapped, never a file),
-# and failure detection under shm, where the TCP mesh carries nothing.
+# and, under shm, where the TCP mesh carries nothing and the comm thread
+# sleeps on a futex: the stranger gate and failure detection.
 . tests/lib.sh
 P="$B/tests/mp/lock_counter"
 
@@ -39,6 +40,21 @@ else
     bad "transport/shm rings (job never ready)" "$LOG/err"
 fi
 wait $job
+
+# The stranger gate still works when the comm thread sleeps on a futex
+# rather than in poll: a wrong secret is refused and logged, the job goes on.
+TSR_TRANSPORT=shm TSR_VERBOSE=1 $TSRUN -n 2 $B/tests/mp/sleeper 2 >"$LOG/out" 2>"$LOG/err" &
+job=$!
+wait_ready "$LOG/out" 2
+port=$(sed -n 's/^tessera: node 0: listening for peers on port \([0-9]*\)$/\1/p' "$LOG/err")
+python3 tests/intruder.py "$port" >"$LOG/intruder" 2>&1
+wait $job; rc=$?
+if [ $rc -eq 0 ] && grep -q "refused connection from 127.0.0.1:[0-9]*: bad job secret" "$LOG/err" &&
+    [ "$(grep -c PASS "$LOG/out")" -eq 2 ]; then
+    ok "transport/shm: a stranger with a wrong secret is refused, job unharmed"
+else
+    cat "$LOG/intruder" >>"$LOG/err"; bad "transport/shm: stranger (exit $rc)" "$LOG/err"
+fi
 
 # A node killed under shm: the others name it (the mesh's end of file).
 TSR_TRANSPORT=shm $TSRUN -n 3 $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
