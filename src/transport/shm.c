@@ -135,11 +135,15 @@ static void bell_ring(int n)
 
 static void shm_wake(void) { bell_ring(cfg.node); }
 
-/* Copies as much of m as the ring has room for: 1 when all of it is in. */
+/* Copies as much of m as the ring has room for: 1 when all of it is in.
+ * The tail is the reader's word, not trusted: one that claims more than the
+ * ring was read leaves no room, and the message waits (this may run on the
+ * fault path, which cannot stop the node with a message). */
 static int ring_write(ring_hdr *r, am_msg *m)
 {
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    size_t room = rbytes - (size_t)(head - atomic_load(&r->tail));
+    uint64_t used = head - atomic_load(&r->tail);
+    size_t room = used > rbytes ? 0 : rbytes - (size_t)used;
     const void *base[3];
     size_t len[3];
     int n = tx_pieces(m, base, len);
@@ -222,19 +226,23 @@ static int flush(int dest)
 }
 
 /* Moves what ring (src, this node) holds into src's stream and delivers
- * every whole message. Returns 1 if there was anything. */
+ * every whole message. Returns 1 if there was anything. The head is the
+ * writer's word: it may not claim more than the ring holds. */
 static int receive(int src)
 {
     ring_hdr *r = ring_of(src, cfg.node);
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    size_t avail = (size_t)(atomic_load_explicit(&r->head, memory_order_acquire) - tail);
+    uint64_t avail = atomic_load_explicit(&r->head, memory_order_acquire) - tail;
     if (!avail)
         return 0;
+    if (avail > rbytes)
+        log_die_status(1, "protocol error: node %d's ring claims %llu unread bytes, more than "
+                       "its %zu", src, (unsigned long long)avail, rbytes);
     received_causally();
     while (avail) {
         size_t room, off = (size_t)(tail % rbytes);
         char *dst = rx_space(&rx[src], &room);
-        size_t k = avail < room ? avail : room;
+        size_t k = avail < room ? (size_t)avail : room;
         size_t first = k < rbytes - off ? k : rbytes - off;
         memcpy(dst, data_of(r) + off, first);
         memcpy(dst + first, data_of(r), k - first);

@@ -43,7 +43,7 @@ wait $job
 
 # The stranger gate still works when the comm thread sleeps on a futex
 # rather than in poll: a wrong secret is refused and logged, the job goes on.
-TSR_TRANSPORT=shm TSR_VERBOSE=1 $TSRUN -n 2 $B/tests/mp/sleeper 2 >"$LOG/out" 2>"$LOG/err" &
+TSR_TRANSPORT=shm TSR_VERBOSE=1 $TSRUN -n 2 $B/tests/mp/sleeper 4 >"$LOG/out" 2>"$LOG/err" &
 job=$!
 wait_ready "$LOG/out" 2
 port=$(sed -n 's/^tessera: node 0: listening for peers on port \([0-9]*\)$/\1/p' "$LOG/err")
