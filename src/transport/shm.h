@@ -2,8 +2,9 @@
  * shm.h - the shared memory that the shm backend's rings live in.
  *
  * tsrun makes it, before starting the nodes of a job on one host, as a
- * memfd: it has no name in any file system, so no other process can open
- * it; each node inherits the descriptor (TSR_SHM_FD), maps it and closes it.
+ * memfd: it has no name in any file system, and /proc/PID/fd opens it only
+ * for a process allowed to trace a node (never another user's); each node
+ * inherits the descriptor (TSR_SHM_FD), maps it and closes it.
  */
 #ifndef TSR_SHM_H
 #define TSR_SHM_H

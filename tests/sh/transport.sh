@@ -36,6 +36,17 @@ if wait_ready "$LOG/out" 2; then
     else
         bad "transport/shm rings ($maps mappings, $fds descriptors, $files files in /dev/shm)" "$LOG/err"
     fi
+    # tsrun keeps its descriptor for the job's life: another user cannot
+    # open it through /proc (checked as nobody, when root can switch).
+    fd=$(ls -l /proc/$job/fd | awk '/memfd:tessera-rings/ {print $9}')
+    if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ -n "$fd" ]; then
+        if head -c 8 /proc/$job/fd/$fd >/dev/null 2>&1 &&
+            ! setpriv --reuid=65534 --regid=65534 --clear-groups head -c 8 /proc/$job/fd/$fd >/dev/null 2>&1; then
+            ok "transport/shm rings: the owner opens tsrun's memfd, another user cannot"
+        else
+            bad "transport/shm rings: another user's access to tsrun's memfd (fd $fd)" "$LOG/err"
+        fi
+    fi
 else
     bad "transport/shm rings (job never ready)" "$LOG/err"
 fi
