@@ -5,6 +5,8 @@ Runs each application registered under apps/ as
 
     seq      the plain sequential C program              (1 process)
     tessera  the Tessera version under build/bin/tsrun    (1, 2, 4 nodes)
+             (variants: tessera-v, tessera-munin, tessera-uffd, and
+             tessera-shm, over the shared-memory transport)
     mpi-shm  the MPI version, MPI's default transports    (2, 4 ranks)
     mpi-tcp  the MPI version, forced over TCP loopback    (2, 4 ranks)
 
@@ -65,9 +67,11 @@ COUNTERS = {
     "diffs": "diffs_created",
 }
 
-IMPLS = ("seq", "tessera", "tessera-v", "tessera-munin", "tessera-uffd", "mpi-shm", "mpi-tcp")
+IMPLS = ("seq", "tessera", "tessera-v", "tessera-munin", "tessera-uffd", "tessera-shm",
+         "mpi-shm", "mpi-tcp")
 MPI_IMPLS = ("mpi-shm", "mpi-tcp")
-# Tessera variants: (TSR_WRITE_DETECT, extra program arguments, TSR_DETECT).
+# Tessera variants: (TSR_WRITE_DETECT, extra program arguments, TSR_DETECT,
+# TSR_TRANSPORT).
 #   tessera        the default: home-based LRC with Nautilus' cache-only
 #                  write detection ("NautCO")
 #   tessera-v      every home write detected ("NautV"), which Nautilus'
@@ -76,9 +80,13 @@ MPI_IMPLS = ("mpi-shm", "mpi-tcp")
 #                  Munin's Tables 3 and 5 compare with message passing
 #   tessera-uffd   the default with access detection by userfaultfd, and so
 #                  exact home write detection, against SIGSEGV (TSR_DETECT)
-TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv"), "tessera-v": ("all", [], "segv"),
-                 "tessera-munin": ("cache-only", ["--munin"], "segv"),
-                 "tessera-uffd": ("cache-only", [], "uffd")}
+#   tessera-shm    the default over the shared-memory transport, against TCP
+#                  (TSR_TRANSPORT): the backend column
+TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv", "tcp"),
+                 "tessera-v": ("all", [], "segv", "tcp"),
+                 "tessera-munin": ("cache-only", ["--munin"], "segv", "tcp"),
+                 "tessera-uffd": ("cache-only", [], "uffd", "tcp"),
+                 "tessera-shm": ("cache-only", [], "segv", "shm")}
 NAUTILUS_APPS = ("lu", "water", "sor")
 MUNIN_APPS = ("mm", "sor")
 
@@ -334,6 +342,7 @@ def execute(cfg: argparse.Namespace, app: App, impl: str, nodes: int, rep: int) 
             env["TSR_STATS_JSON"] = str(stats_path)
             env["TSR_WRITE_DETECT"] = TESSERA_IMPLS[impl][0]
             env["TSR_DETECT"] = TESSERA_IMPLS[impl][2]
+            env["TSR_TRANSPORT"] = TESSERA_IMPLS[impl][3]
         start = time.monotonic()
         rc, out, err = run_process(command(cfg, app, impl, nodes), env, cfg.timeout)
         run.wall = time.monotonic() - start
@@ -431,7 +440,8 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
                     or impl == "tessera-munin" and app.name not in MUNIN_APPS):
                 continue
             nodes = ([1] if impl == "seq"
-                     else cfg.nodes if impl in ("tessera", "tessera-munin", "tessera-uffd")
+                     else cfg.nodes if impl in ("tessera", "tessera-munin", "tessera-uffd",
+                                                "tessera-shm")
                      else (cfg.nodes if cfg.detect_both else [max(cfg.nodes)])
                      if impl == "tessera-v" else cfg.mpi_nodes)
             todo += [(app, impl, n) for n in nodes]
@@ -837,6 +847,13 @@ class Report:
                            "default) against userfaultfd with exact home write detection "
                            "(TSR_DETECT=uffd).**")
 
+    def transport(self) -> str:
+        """Both transport backends (TSR_TRANSPORT): the figures that choose
+        the default."""
+        return self.versus("tessera-shm", ("tcp", "shm"),
+                           "**Transport across the suite: TCP (the default) against "
+                           "shared-memory rings (TSR_TRANSPORT=shm).**")
+
     def failures(self) -> str:
         bad = [r for r in self.runs if not r.ok]
         lines = []
@@ -858,7 +875,7 @@ class Report:
                  f"{h} Against the papers"]
         parts += [s for s in (self.munin("mm", 3, "Matrix Multiply"),
                               self.munin("sor", 5, "SOR"), self.nautilus(), self.detection(),
-                              self.access()) if s]
+                              self.access(), self.transport()) if s]
         parts += [f"{h} Verification", self.failures()]
         if self.oversubscribed:
             parts.append(f"\\* more nodes (processes) than the machine's {self.cores} cores: "
@@ -912,6 +929,7 @@ def plot_speedup(plt, path: Path, cells: dict[Key, Cell], apps: list[str], cores
     fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, height), squeeze=False)
     styles = {"tessera": ("o-", "C0", "Tessera"), "tessera-munin": ("d-", "C3", "Tessera-Munin"),
               "tessera-uffd": ("v-", "C4", "Tessera (TSR_DETECT=uffd)"),
+              "tessera-shm": ("x-", "C5", "Tessera (TSR_TRANSPORT=shm)"),
               "mpi-shm": ("s--", "C1", "MPI-shm"), "mpi-tcp": ("^:", "C2", "MPI-tcp")}
     for ax, app in zip(axes.flat, apps):
         all_n = sorted({n for (a, _, n) in cells if a == app} | {1})

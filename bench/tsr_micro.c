@@ -9,13 +9,21 @@
  * transport figure it rests on.
  *
  *   raw TCP round trip, 64 B and 4 KiB, blocking and busy-polling sockets
+ *   raw shared-memory round trip, 64 B and 4 KiB: two processes copying
+ *   into a shared buffer and busy-polling a sequence number
  *   Tessera active-message round trip (comm thread to comm thread)
  *   remote page fetch (fault + request + 4 KiB reply + mprotect), one page
  *   at a time and sequentially (readahead batches the fetches)
  *   remote lock acquire, contended lock hand-off; barrier at 2 and 4 nodes
  *   diff encode / decode of one 4 KiB page (one word, all, every other)
  *
- * and, in a second table with one column per access detection backend
+ * then, in a second table with one column per transport backend
+ * (TSR_TRANSPORT=tcp, shm) under the hybrid and spin policies, the AM round
+ * trip beside the raw figure of its own medium (raw TCP or raw shared
+ * memory, busy-polled) and what rests on the AM: page fetch, lock hand-off
+ * and barrier,
+ *
+ * and, in a third table with one column per access detection backend
  * (TSR_DETECT=segv, uffd; 2-node runs):
  *
  *   a read fault and a write fault with a callback that only grants the
@@ -29,6 +37,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -112,6 +124,82 @@ static void bench_raw_tcp(void)
         }
     close(fd);
     tsr_barrier();
+}
+
+/* ---- Raw shared memory between nodes 0 and 1, outside Tessera ------------- */
+
+/* One direction of the ping-pong: the bytes, then the round they belong to. */
+typedef struct shm_box {
+    _Atomic long seq;
+    char pad[56];
+    char data[4096];
+} shm_box;
+
+/* Node 1 makes a memfd; node 0 opens it through /proc (same user). */
+static shm_box *raw_shm_map(void)
+{
+    int *slot = tsr_alloc(2 * sizeof(int)), fd = -1;
+    if (tsr_node() == 1) {
+        fd = memfd_create("tsr_micro", 0);
+        if (fd < 0 || ftruncate(fd, 2 * sizeof(shm_box)))
+            abort();
+        slot[0] = getpid();
+        slot[1] = fd;
+    }
+    tsr_barrier();
+    if (tsr_node() == 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/fd/%d", slot[0], slot[1]);
+        fd = open(path, O_RDWR);
+    }
+    shm_box *box = mmap(NULL, 2 * sizeof(shm_box), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd < 0 || box == MAP_FAILED)
+        abort();
+    tsr_barrier();
+    close(fd);
+    tsr_free(slot);
+    return box;
+}
+
+static void shm_pingpong(shm_box *box, int initiator, size_t len, long rounds)
+{
+    char buf[4096];
+    shm_box *mine = &box[initiator], *theirs = &box[!initiator];
+    memset(buf, 1, sizeof buf);
+    for (long i = 1; i <= rounds; i++) {
+        if (initiator) {
+            memcpy(mine->data, buf, len);
+            atomic_store_explicit(&mine->seq, i, memory_order_release);
+        }
+        for (unsigned k = 1; atomic_load_explicit(&theirs->seq, memory_order_acquire) != i; k++)
+            if (k % 64 == 0)
+                sched_yield();
+            else
+                cpu_relax();
+        memcpy(buf, theirs->data, len);
+        if (!initiator) {
+            memcpy(mine->data, buf, len);
+            atomic_store_explicit(&mine->seq, i, memory_order_release);
+        }
+    }
+}
+
+static void bench_raw_shm(void)
+{
+    shm_box *box = raw_shm_map();
+    static const size_t sizes[] = {64, 4096};
+    for (int s = 0; s < 2; s++) {
+        atomic_store(&box[0].seq, 0);
+        atomic_store(&box[1].seq, 0);
+        tsr_barrier();
+        double t0 = now_s();
+        shm_pingpong(box, tsr_node() == 0, sizes[s], ROUND_TRIPS);
+        char name[64];
+        snprintf(name, sizeof name, "shm_busy_%zu", sizes[s]);
+        report(name, now_s() - t0, ROUND_TRIPS);
+        tsr_barrier();
+    }
+    munmap(box, 2 * sizeof(shm_box));
 }
 
 /* ---- Tessera --------------------------------------------------------------- */
@@ -312,6 +400,7 @@ static int node_run(int argc, char **argv)
         bench_tracking();
     } else if (tsr_nodes() == 2) {
         bench_raw_tcp();
+        bench_raw_shm();
         bench_am_echo();
         bench_page_fetch(101, "page_fetch");
         bench_page_fetch(1, "page_fetch_seq");
@@ -333,6 +422,7 @@ static int node_run(int argc, char **argv)
 #define MAX_FIGURES 64
 typedef struct run {
     const char *label;
+    const char *raw; /* the raw medium under its AM: "tcp" or "shm" */
     char names[MAX_FIGURES][40];
     double us[MAX_FIGURES];
     int n;
@@ -372,16 +462,20 @@ static double get(const run *r, const char *name)
 }
 
 /* base "tcp:SIZE" means the raw TCP figure waited for the same way as the
- * column's policy: blocking for `block`, busy-polling for the others. */
+ * column's policy: blocking for `block`, busy-polling for the others;
+ * "raw:SIZE" the busy-polled figure of the column's own medium (TCP or
+ * shared memory). */
 static void row(const char *label, const char *name, const char *base, run *runs, int nruns)
 {
     printf("| %-40s |", label);
     for (int i = 0; i < nruns; i++) {
-        char tcp[40];
+        char raw[40];
         if (base && !strncmp(base, "tcp:", 4))
-            snprintf(tcp, sizeof tcp, "tcp_%s_%s", strcmp(runs[i].label, "block") ? "busy" : "block",
+            snprintf(raw, sizeof raw, "tcp_%s_%s", strcmp(runs[i].label, "block") ? "busy" : "block",
                      base + 4);
-        double v = get(&runs[i], name), b = base ? get(&runs[i], base[3] == ':' ? tcp : base) : -1;
+        else if (base && !strncmp(base, "raw:", 4))
+            snprintf(raw, sizeof raw, "%s_busy_%s", runs[i].raw, base + 4);
+        double v = get(&runs[i], name), b = base ? get(&runs[i], base[3] == ':' ? raw : base) : -1;
         if (v < 0)
             printf(" %19s |", "-");
         else if (b > 0)
@@ -418,23 +512,37 @@ int main(int argc, char **argv)
 
     static const char *policies[] = {"hybrid", "block", "spin"};
     static const char *backends[] = {"segv", "uffd"};
-    run runs[3], detect[2];
+    run runs[3], shm[2], detect[2];
     char env[64];
     memset(runs, 0, sizeof runs);
+    memset(shm, 0, sizeof shm);
     memset(detect, 0, sizeof detect);
     for (int i = 0; i < 3; i++) {
         runs[i].label = policies[i];
-        snprintf(env, sizeof env, "TSR_PROGRESS=%s", policies[i]);
+        runs[i].raw = "tcp";
+        snprintf(env, sizeof env, "TSR_TRANSPORT=tcp TSR_PROGRESS=%s", policies[i]);
         collect(&runs[i], self, tsrun, 2, env, "", 0);
         collect(&runs[i], self, tsrun, 4, env, "", 0);
     }
+    /* The shm backend under hybrid and spin; tcp's come from the runs above. */
+    static const char *shm_labels[] = {"shm hybrid", "shm spin"};
+    for (int i = 0; i < 2; i++) {
+        shm[i].label = shm_labels[i];
+        shm[i].raw = "shm";
+        snprintf(env, sizeof env, "TSR_TRANSPORT=shm TSR_PROGRESS=%s", i ? "spin" : "hybrid");
+        collect(&shm[i], self, tsrun, 2, env, "", 0);
+        collect(&shm[i], self, tsrun, 4, env, "", 0);
+    }
+    run transports[4] = {runs[0], shm[0], runs[2], shm[1]};
+    transports[0].label = "tcp hybrid";
+    transports[2].label = "tcp spin";
     for (int i = 0; i < 2; i++) {
         detect[i].label = backends[i];
         snprintf(env, sizeof env, "TSR_DETECT=%s", backends[i]);
         collect(&detect[i], self, tsrun, 2, env, "detect", i > 0);
     }
     printf("Tessera micro-benchmarks, microseconds per operation (ratio to the figure it rests on)\n");
-    printf("%ld cores; 2-node runs except barrier_4; columns: TSR_PROGRESS policy\n\n",
+    printf("%ld cores; 2-node runs except barrier_4; columns: TSR_PROGRESS policy, over TSR_TRANSPORT=tcp\n\n",
            sysconf(_SC_NPROCESSORS_ONLN));
     header("operation", runs, 3);
     row("raw TCP round trip 64 B, blocking", "tcp_block_64", NULL, runs, 3);
@@ -455,6 +563,17 @@ int main(int argc, char **argv)
     row("diff decode, one word changed", "diff_decode_one_word", NULL, runs, 3);
     row("diff decode, every other word", "diff_decode_every_other_word", NULL, runs, 3);
     row("diff decode, all words", "diff_decode_all_words", NULL, runs, 3);
+    printf("\n");
+    header("transport (columns: backend, policy)", transports, 4);
+    row("raw TCP round trip 64 B, busy-poll", "tcp_busy_64", NULL, transports, 4);
+    row("raw shm round trip 64 B, busy-poll", "shm_busy_64", NULL, transports, 4);
+    row("raw shm round trip 4 KiB, busy-poll", "shm_busy_4096", NULL, transports, 4);
+    row("AM round trip 64 B (vs raw same medium)", "am_echo_64", "raw:64", transports, 4);
+    row("AM round trip 4 KiB (vs raw same medium)", "am_echo_4096", "raw:4096", transports, 4);
+    row("page fetch, one page (vs AM 4 KiB)", "page_fetch", "am_echo_4096", transports, 4);
+    row("contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64", transports, 4);
+    row("barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64", transports, 4);
+    row("barrier, 4 nodes (vs AM 64 B)", "barrier_4", "am_echo_64", transports, 4);
     printf("\n");
     header("access detection (columns: TSR_DETECT)", detect, 2);
     row("read fault, detection only", "detect_read_fault", NULL, detect, 2);

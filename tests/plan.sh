@@ -7,7 +7,9 @@
 # Where the tests come from (nothing here names a test):
 #   sh/NAME             tests/sh/NAME.sh, a scripted test (tests/lib.sh)
 #   apps/APP ...        every app the Makefile knows (make print-APPS), its
-#                       sequential version and 1-4 nodes, on APP_TEST_ARGS
+#                       sequential version and 1-4 nodes, on APP_TEST_ARGS;
+#                       and under each configuration of the matrix that
+#                       runs the set `apps`, at its node counts
 #   mp/PROG ... CFG -n N  every program of tests/mp/ that declares a line
 #                       `/* tsr-test: SET [-n LIST] [ARGS...] */`, under
 #                       each configuration of the matrix that runs SET, at
@@ -65,6 +67,18 @@ plan_scripts() {
     done
 }
 
+# plan_app_configs APP ARGS: APP under the configurations that run `apps`.
+plan_app_configs() {
+    local i n env
+    for i in "${!cfg_name[@]}"; do
+        [[ ${cfg_sets[i]} == *",apps,"* ]] || continue
+        env=${cfg_env[i]:+env ${cfg_env[i]} }
+        for n in ${cfg_nodes[i]}; do
+            one_check "apps/$1 ${cfg_name[i]} -n $n" "$env\"\$TSRUN\" -n $n \"\$B/apps/$1\" $2"
+        done
+    done
+}
+
 plan_apps() {
     local apps app args n
     apps=$(make -s --no-print-directory print-APPS) || die "make print-APPS failed"
@@ -77,6 +91,7 @@ plan_apps() {
         for n in 1 2 3 4; do
             one_check "apps/$app -n $n" "\"\$TSRUN\" -n $n \"\$B/apps/$app\" $args"
         done
+        plan_app_configs "$app" "$args"
     done
     exec 3<&-
 }
@@ -125,7 +140,6 @@ plan_program() {
 
 plan_programs() {
     local f decl
-    read_matrix
     for f in tests/mp/*.c; do
         while read -ra decl; do
             plan_program "$f" "${decl[@]}"
@@ -144,6 +158,7 @@ rm -rf "$dir"
 mkdir -p "$dir"
 # Longest first, so that the parallel runner's last minutes are not spent
 # waiting on one slow script.
+read_matrix
 plan_scripts
 plan_apps
 plan_programs

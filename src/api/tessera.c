@@ -14,7 +14,7 @@
 #include "stats/stats.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
-#include "transport/backend.h"
+#include "transport/core.h"
 #include "transport/transport.h"
 #include "util/config.h"
 #include "util/cpu.h"
@@ -39,7 +39,7 @@ int tsr_init(int *argc, char ***argv)
     lock_init();
     barrier_init();
     stall_init();
-    tcp_backend.start();
+    transport_start();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
     barrier_collective(&sig);
     return 0;
@@ -51,7 +51,7 @@ void tsr_finalize(void)
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
     barrier_collective(&sig);
     int stats_lost = stats_report();
-    tcp_backend.shutdown();
+    transport_shutdown();
     boot_fin();
     guard_stop();
     /* After the shutdown, so that the other nodes finish cleanly. */

@@ -130,9 +130,12 @@ static void fill_secret(char *dst)
     memcpy(dst, cfg.secret, strnlen(cfg.secret, BOOT_SECRET_LEN));
 }
 
-void boot_stop(int failed, const char *cause, int reporter)
+/* boot_stop, telling tsrun `type` (BOOT_STOP or BOOT_HUNG). */
+static void stop_noting(uint32_t type, int failed, const char *cause, int reporter)
+    __attribute__((noreturn));
+static void stop_noting(uint32_t type, int failed, const char *cause, int reporter)
 {
-    boot_note note = {BOOT_MAGIC, BOOT_STOP, failed < 0 ? BOOT_NO_NODE : (uint32_t)failed, {0}};
+    boot_note note = {BOOT_MAGIC, type, failed < 0 ? BOOT_NO_NODE : (uint32_t)failed, {0}};
     snprintf(note.reason, sizeof note.reason, "%s", cause);
     if (boot.launcher_fd >= 0)
         io_write_all(boot.launcher_fd, &note, sizeof note);
@@ -143,6 +146,13 @@ void boot_stop(int failed, const char *cause, int reporter)
         log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s%s", cause, by);
     log_die_status(TSR_EXIT_PEER_FAILED, "stopping: node %d %s%s", failed, cause, by);
 }
+
+void boot_stop(int failed, const char *cause, int reporter)
+{
+    stop_noting(BOOT_STOP, failed, cause, reporter);
+}
+
+void boot_stop_hung(int failed, const char *cause) { stop_noting(BOOT_HUNG, failed, cause, -1); }
 
 /* tsrun stopped the job while this node waited for the table: the header
  * read so far is the start of a BOOT_ABORT note. */

@@ -36,6 +36,10 @@ void boot_start(void);
  * failed node and not this one; then the message, and exit with
  * TSR_EXIT_PEER_FAILED. */
 void boot_stop(int failed, const char *cause, int reporter) __attribute__((noreturn));
+/* The same for a node this one found unresponsive (heartbeats): tsrun,
+ * told so (BOOT_HUNG), stops the job at once rather than wait for the
+ * node's own exit, which a hung node never makes. */
+void boot_stop_hung(int failed, const char *cause) __attribute__((noreturn));
 /* Reads what tsrun says once the job runs: BOOT_ABORT names a failed node
  * (returned, with tsrun's reason in why) or none (-1: a time-out); -1 with
  * why "lost contact with tsrun" means tsrun itself is gone. */

@@ -11,6 +11,9 @@
  *  tsrun -> node   BOOT_ABORT   node k failed (why); stop now
  *  node -> tsrun   BOOT_STOP    I stop because node k failed (why): my exit
  *                               is a consequence, not a failure of my own
+ *  node -> tsrun   BOOT_HUNG    the same, node k having stopped responding
+ *                               (heartbeats): it will say nothing better of
+ *                               itself, so stop the job and kill it now
  */
 #ifndef TSR_BOOT_PROTO_H
 #define TSR_BOOT_PROTO_H
@@ -20,7 +23,7 @@
 #define BOOT_MAGIC 0x31525354u /* "TSR1" */
 #define BOOT_SECRET_LEN 32     /* hex characters */
 
-enum { BOOT_HELLO = 1, BOOT_TABLE, BOOT_FIN, BOOT_ABORT, MESH_HELLO, MESH_ACK, BOOT_STOP };
+enum { BOOT_HELLO = 1, BOOT_TABLE, BOOT_FIN, BOOT_ABORT, MESH_HELLO, MESH_ACK, BOOT_STOP, BOOT_HUNG };
 
 typedef struct boot_hello {
     uint32_t magic, type;
@@ -50,9 +53,9 @@ typedef struct boot_table {
 
 typedef struct boot_note {
     uint32_t magic, type;
-    uint32_t node;        /* BOOT_ABORT, BOOT_STOP: the failed node or BOOT_NO_NODE;
+    uint32_t node;        /* BOOT_ABORT, BOOT_STOP, BOOT_HUNG: the failed node or BOOT_NO_NODE;
                              MESH_ACK: the acceptor */
-    char reason[116];     /* BOOT_ABORT, BOOT_STOP: why, NUL-terminated */
+    char reason[116];     /* BOOT_ABORT, BOOT_STOP, BOOT_HUNG: why, NUL-terminated */
 } boot_note;
 
 #endif

@@ -39,6 +39,7 @@
 #include "boot/budget.h"
 #include "boot/gate.h"
 #include "launcher/remote.h"
+#include "transport/shm.h"
 #include "util/cpu.h"
 #include "util/io.h"
 #include "util/lines.h"
@@ -281,6 +282,42 @@ static void on_interrupt(int sig)
     raise(sig);
 }
 
+/* The shm transport's rings (transport/shm.h), or -1. */
+static int rings_fd = -1;
+
+/* Makes the rings once, for every node to inherit, when TSR_TRANSPORT may
+ * choose them and every node is on this host. The nodes judge the
+ * variable's value; tsrun only looks for the two that use the rings. */
+static void make_rings(void)
+{
+    const char *t = getenv("TSR_TRANSPORT");
+    if (!t || opt.n == 1 || (strcmp(t, "shm") && strcmp(t, "auto")))
+        return;
+    for (int i = 0; i < opt.n; i++)
+        if (remote_host(i)) {
+            if (!strcmp(t, "shm"))
+                refuse("TSR_TRANSPORT=shm needs every node on this host, and node %d runs on %s "
+                       "(use tcp, or auto)", i, remote_host(i));
+            return; /* auto: TCP between hosts */
+        }
+    rings_fd = shm_create(opt.n);
+    if (rings_fd < 0)
+        refuse("cannot make the shared memory of TSR_TRANSPORT=%s for %d nodes: %s", t, opt.n,
+               strerror(errno));
+}
+
+/* In a node about to start: hands it the rings, kept open across exec. */
+static void pass_rings(void)
+{
+    char buf[16];
+    unsetenv("TSR_SHM_FD");
+    if (rings_fd < 0)
+        return;
+    snprintf(buf, sizeof buf, "%d", rings_fd);
+    setenv("TSR_SHM_FD", buf, 1);
+    fcntl(rings_fd, F_SETFD, 0);
+}
+
 static void start_node(int i, const char *boot_addr)
 {
     int out[2] = {-1, -1}, err[2] = {-1, -1}, in;
@@ -298,6 +335,7 @@ static void start_node(int i, const char *boot_addr)
         setenv("TSR_NODES", buf, 1);
         setenv("TSR_BOOT", boot_addr, 1);
         setenv("TSR_SECRET", secret, 1);
+        pass_rings();
         if (opt.prefix) {
             dup2(out[1], 1);
             dup2(err[1], 2);
@@ -352,6 +390,11 @@ static void job_failed(int who, const char *why)
     for (int i = 0; i < opt.n; i++)
         if (i != who)
             tell(&nodes[i], &abort_note, sizeof abort_note);
+    /* The failed node, if it is still there, hangs (a node named by its
+     * peers' heartbeats, perhaps stopped with SIGSTOP, which defers every
+     * other signal): it has nothing left to finish. */
+    if (who >= 0 && who < started && !nodes[who].exited)
+        kill(nodes[who].pid, SIGKILL);
     /* A node that has not registered cannot be told, and has nothing of
      * the job's to finish. */
     for (int i = 0; i < started; i++)
@@ -406,9 +449,16 @@ static void on_note(int i, const boot_note *note)
         return;
     if (note->type == BOOT_FIN)
         nodes[i].finished = 1;
-    if (note->type != BOOT_STOP)
+    if (note->type != BOOT_STOP && note->type != BOOT_HUNG)
         return;
     nodes[i].consequence = 1;
+    if (note->type == BOOT_HUNG && note->node < (uint32_t)opt.n) {
+        char why[sizeof note->reason + 32];
+        snprintf(why, sizeof why, "%.*s (reported by node %d)", (int)sizeof note->reason - 1,
+                 note->reason, i);
+        job_failed((int)note->node, why);
+        return;
+    }
     if (note->node == BOOT_NO_NODE && !exit_status)
         exit_status = 1; /* the runtime stopped the whole job (collective mismatch, stall) */
     if (suspect.node >= 0 || note->node >= (uint32_t)opt.n)
@@ -610,6 +660,7 @@ int main(int argc, char **argv)
     if (budget_fit(opt.n, 2 * opt.prefix + remote_pipes_per_node(), why, sizeof why))
         refuse("%s", why);
     make_secret();
+    make_rings();
     nodes = calloc((size_t)opt.n, sizeof *nodes);
     if (!nodes || pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK)) {
         perror("tsrun");

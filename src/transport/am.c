@@ -6,13 +6,12 @@
 #include <string.h>
 
 #include "stats/stats.h"
-#include "transport/backend.h"
+#include "transport/core.h"
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/log.h"
 
 static am_handler_fn handlers[MSG_COUNT];
-static const tsr_backend *backend = &tcp_backend;
 
 /* The application's view of shared memory (am_guard_range). */
 static const char *guard_lo, *guard_hi;
@@ -44,8 +43,9 @@ static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, con
 
 /* The shutdown handshake (MSG_BYE) is not counted: it follows the moment
  * tsr_finalize takes the statistics, and a peer that takes them later would
- * count as received what its sender never counted as sent. */
-static int counted(int type) { return type != MSG_BYE; }
+ * count as received what its sender never counted as sent. Heartbeats are
+ * not counted either: they come at any time, that moment included. */
+static int counted(int type) { return type != MSG_BYE && type != MSG_HEARTBEAT; }
 
 static void count_sent(const am_msg *m)
 {
@@ -87,20 +87,20 @@ void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const vo
     am_msg m;
     fill(&m, type, a0, a1, a2, payload, len);
     if (dest == cfg.node) {
-        backend->post_self(copy_msg(&m)); /* not counted: it does not leave the process */
+        core_post_self(copy_msg(&m)); /* not counted: it does not leave the process */
         return;
     }
     count_sent(&m);
     if (guarded(payload, len)) {
         /* Copied here, with no lock held: the copy may fault, and the fault
          * handler sends messages of its own (see am_guard_range). */
-        backend->post(dest, copy_msg(&m));
+        core_post(dest, copy_msg(&m));
         return;
     }
     /* Try to write it at once; the backend copies it (via am_msg.heap = -1)
      * only if the socket cannot take all of it now. */
     m.heap = -1;
-    backend->post(dest, &m);
+    core_post(dest, &m);
 }
 
 void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2,
@@ -110,14 +110,14 @@ void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a
     if (dest == cfg.node) {
         /* Handed to this node's own comm thread as it is: never copied, never
          * freed, and not counted (it does not leave the process). */
-        backend->post_self(m);
+        core_post_self(m);
         return;
     }
     count_sent(m);
-    backend->post(dest, m);
+    core_post(dest, m);
 }
 
-void am_expect_reply(void) { backend->expect_reply(); }
+void am_expect_reply(void) { core_expect_reply(); }
 
 /* Used by backends for messages that must be queued but live on the caller's
  * stack (heap == -1). */
@@ -137,7 +137,7 @@ void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
 
 void am_abort(const char *cause)
 {
-    /* The backend's MSG_ABORT handler tells every other node, then exits. */
+    /* The core's MSG_ABORT handler tells every other node, then exits. */
     if (handlers[MSG_ABORT]) {
         tsr_msg_hdr h = {(uint32_t)strlen(cause), MSG_ABORT, (uint16_t)cfg.node,
                          {(uint64_t)-1, 0, 0}};

@@ -1,7 +1,20 @@
 /*
- * backend.h - what a transport backend provides to the active-message layer.
- * A shared-memory, UDP or MPI backend implements these and nothing above the
- * transport changes.
+ * backend.h - what a transport backend provides to the transport core.
+ *
+ * The core (core.c) owns everything backends share: the communication
+ * thread and its wait policy, messages to this node itself, the failure
+ * relay (MSG_ABORT), the shutdown handshake (MSG_BYE), heartbeats, and the
+ * watch over tsrun's connection and the stranger gate. A backend only moves
+ * bytes between this node and its peers: it writes a message or queues it,
+ * and, called by the comm thread, receives what arrived, tells the core that
+ * the sender is alive (core_heard) and runs each whole message's handler
+ * (am_dispatch).
+ *
+ * A stream backend (tcp.c, shm.c) may cut a message anywhere and uses
+ * stream.h to put it together again. A datagram backend fits the same
+ * table: its progress() runs its own acknowledgements and retransmissions,
+ * and delivers per sender in order; a service class without ordering or a
+ * multicast would be a further entry, not a change to these.
  */
 #ifndef TSR_BACKEND_H
 #define TSR_BACKEND_H
@@ -10,18 +23,29 @@
 
 typedef struct tsr_backend {
     const char *name;
-    /* Connects to every other node (bootstrap done) and starts progress. */
+    /* Sets up the links to every peer (the bootstrap is done). Exits naming
+     * the cause if it cannot. Runs before the comm thread starts. */
     void (*start)(void);
-    /* Queues or writes m to dest (dest != self); never blocks on the peer. */
+    /* Writes m to dest (dest != this node) or queues it; never blocks on
+     * the peer. Any thread, including the fault path: async-signal-safe when
+     * m->heap != -1 (am_post's messages). A message with heap == -1 that
+     * must wait is copied with am_detach(). */
     void (*post)(int dest, am_msg *m);
-    /* Delivers m to this node's own handlers from the progress thread. */
-    void (*post_self)(am_msg *m);
-    /* Tells the progress thread a reply is awaited (hybrid spin). */
-    void (*expect_reply)(void);
-    /* After every node said BYE: stops progress and closes connections. */
-    void (*shutdown)(void);
+    /* Comm thread only: waits at most timeout_ms (0: not at all) for
+     * something to do, then delivers this node's own messages
+     * (core_drain_self), flushes what waits to be written, and receives and
+     * delivers what arrived. Serves the core's descriptors (core_pollfds)
+     * at least every CORE_WATCH_MS. Returns 0 when nothing happened. */
+    int (*progress)(int timeout_ms);
+    /* Makes a waiting progress() return. Any thread; async-signal-safe. */
+    void (*wake)(void);
+    /* 1 when nothing waits to be written (the comm thread may stop). */
+    int (*idle)(void);
+    /* After the comm thread ended: releases the links. */
+    void (*stop)(void);
 } tsr_backend;
 
 extern const tsr_backend tcp_backend;
+extern const tsr_backend shm_backend;
 
 #endif

@@ -41,7 +41,8 @@
     X(MSG_ECHO_REQ,       "-",                   "waiter",       "-",            "any",                      "transport round-trip probe (bench)") \
     X(MSG_ECHO_REP,       "-",                   "waiter",       "-",            "any",                      "reply to MSG_ECHO_REQ with the same payload") \
     X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \
-    X(MSG_BYE,            "-",                   "-",            "-",            "-",                        "the sender finished tsr_finalize; its connection may close")
+    X(MSG_BYE,            "-",                   "-",            "-",            "-",                        "the sender finished tsr_finalize; its connection may close") \
+    X(MSG_HEARTBEAT,      "-",                   "-",            "-",            "-",                        "the sender's comm thread is alive (sent every TSR_HEARTBEAT/4 s; a payload is refused; not counted in the statistics)")
 
 enum {
 #define TSR_MSG_ENUM(name, a0, a1, a2, pl, meaning) name,

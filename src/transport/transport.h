@@ -6,8 +6,8 @@
  * messages from the same sender. Handlers must not block waiting for other
  * messages: they are the only thing that receives them.
  *
- * The protocol layers see only this header; a backend (backend.h) moves the
- * bytes. TCP is the one backend today.
+ * The protocol layers see only this header; the transport core (core.h)
+ * and a backend (backend.h: TCP, or shared-memory rings) move the bytes.
  */
 #ifndef TSR_TRANSPORT_H
 #define TSR_TRANSPORT_H

@@ -142,6 +142,7 @@ void config_load(void)
     static const char *const progress[] = {"hybrid", "spin", "block", NULL};
     static const char *const detect[] = {"all", "cache-only", NULL};
     static const char *const access[] = {"segv", "uffd", "auto", NULL};
+    static const char *const transport[] = {"tcp", "shm", "auto", NULL};
 
     load_job();
     log_set_node(cfg.node);
@@ -159,4 +160,7 @@ void config_load(void)
     cfg.stall_abort_s = (unsigned)env_long("TSR_STALL_ABORT", 0, 0, 86400);
     cfg.malloc_memory = env_size("TSR_MALLOC_MEMORY", cfg.memory / 4, 0, cfg.memory - 1,
                                  "below TSR_MEMORY");
+    cfg.transport = (transport_t)env_choice("TSR_TRANSPORT", transport, TRANSPORT_TCP);
+    cfg.heartbeat_s = (unsigned)env_long("TSR_HEARTBEAT", 5, 0, 3600);
+    cfg.shm_fd = (int)env_long("TSR_SHM_FD", -1, 0, 1 << 20);
 }

@@ -17,6 +17,7 @@
 
 typedef enum { PROGRESS_HYBRID = 0, PROGRESS_SPIN, PROGRESS_BLOCK } progress_t;
 typedef enum { DETECT_SEGV = 0, DETECT_UFFD, DETECT_AUTO } detect_t;
+typedef enum { TRANSPORT_TCP = 0, TRANSPORT_SHM, TRANSPORT_AUTO } transport_t;
 
 typedef struct tsr_config {
     int node, nodes;          /* TSR_NODE, TSR_NODES (set by tsrun) */
@@ -39,6 +40,9 @@ typedef struct tsr_config {
     unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */
     unsigned stall_abort_s;   /* TSR_STALL_ABORT: stop the job after it (0: never) */
     size_t malloc_memory;     /* TSR_MALLOC_MEMORY: top of the region kept for tsr_malloc */
+    transport_t transport;    /* TSR_TRANSPORT: tcp | shm | auto */
+    unsigned heartbeat_s;     /* TSR_HEARTBEAT: silence that fails a peer (0: never) */
+    int shm_fd;               /* TSR_SHM_FD: tsrun's rings (shm.c), -1 without */
 } tsr_config;
 
 extern tsr_config cfg;

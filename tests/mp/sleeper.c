@@ -16,17 +16,23 @@ int main(int argc, char **argv)
     fflush(stdout);
     double t0 = tsr_wtime();
     /* Node 0 alone decides when to stop, so that every node leaves the loop
-     * after the same barrier: nodes that each watched their own clock could
-     * disagree by one barrier, and the one left in it would wait forever. */
-    do {
+     * after the same barrier. The flag is written only between the second
+     * barrier of one round and the first of the next, and read only between
+     * the two: a read right after a single barrier would race with node 0's
+     * write for the next round, and a node could stop one barrier early. */
+    for (;;) {
         tsr_lock(0);
         (*x)++;
         tsr_unlock(0);
         usleep(20000);
-        if (tsr_node() == 0 && tsr_wtime() - t0 >= seconds)
-            *stop = 1;
+        if (tsr_node() == 0)
+            *stop = tsr_wtime() - t0 >= seconds;
         tsr_barrier();
-    } while (!*stop);
+        long done = *stop;
+        tsr_barrier();
+        if (done)
+            break;
+    }
     printf("node %d: PASS\n", tsr_node());
     tsr_finalize();
     return 0;

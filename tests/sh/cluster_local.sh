@@ -24,6 +24,9 @@ expect_fail "cluster/local -H refuses an option as a host" "'-oProxyCommand=x' i
 printf 'a slots=2\nb cpus=4\n' >"$LOG/bad_hosts"
 expect_fail "cluster/local hostfile with an unknown word" "bad_hosts:2: 'cpus=4' is neither slots=N" \
     $TSRUN --hostfile "$LOG/bad_hosts" $P
+expect_fail "cluster/local TSR_TRANSPORT=shm across hosts is refused" \
+    "TSR_TRANSPORT=shm needs every node on this host, and node 0 runs on 127.0.0.2" \
+    env TSR_TRANSPORT=shm $TSRUN -H 127.0.0.2,127.0.0.3 -n 2 $P
 expect_fail "cluster/local missing hostfile" "cannot read the hostfile $LOG/none" $TSRUN --hostfile "$LOG/none" $P
 expect_fail "cluster/local more nodes than slots" "-n 5 needs 5 slots but the hosts have 4" \
     $TSRUN -H localhost:4 -n 5 $P

@@ -1,0 +1,308 @@
+/*
+ * core.c - the transport core: the communication thread and its wait
+ * policy, messages to this node itself, failure relay, the shutdown
+ * handshake, heartbeats, and tsrun's connection and the stranger gate,
+ * whatever backend moves the bytes (backend.h).
+ *
+ * The comm thread turns the backend's progress() over and over, which
+ * delivers this node's messages to itself as well as its peers'; between
+ * turns, every tick, it sends heartbeats and looks for peers that have gone
+ * silent. Heartbeats come from this thread, not the application's, so a
+ * node that computes for minutes without a message still beats; a stopped
+ * or livelocked runtime does not.
+ */
+#include "transport/core.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/backend.h"
+#include "transport/spin.h"
+#include "transport/wait.h"
+#include "util/config.h"
+#include "util/cpu.h"
+#include "util/log.h"
+
+/* Heartbeats per TSR_HEARTBEAT period, and the longest gap between two
+ * looks at the peers' silence. */
+#define BEATS_PER_PERIOD 4
+#define CHECK_S 0.25
+
+static const tsr_backend *backend;
+static pthread_t comm_thread;
+static _Atomic int comm_stop;
+static _Atomic int comm_blocked;
+static _Atomic uint64_t reply_expected_ns;
+static spin_t self_lock;
+static am_msg *self_head, *self_tail;
+static waiter bye_wait;
+
+/* Per peer: said MSG_BYE; times bytes arrived from it (the comm thread's
+ * alone); what the last tick saw of that count, and when it last changed. */
+typedef struct peer_life {
+    _Atomic int bye;
+    uint64_t arrivals, seen;
+    double heard;
+} peer_life;
+
+static peer_life *life;
+static double last_tick, last_beat;
+/* Set once this node sent its MSG_BYE: it sends nothing more (a peer that
+ * has all its byes closes its links), but still watches the others. */
+static _Atomic int leaving;
+
+static uint64_t now_ns(void) { return (uint64_t)(now_s() * 1e9); }
+
+const char *transport_name(void) { return backend ? backend->name : "none"; }
+
+void core_post(int dest, am_msg *m) { backend->post(dest, m); }
+
+void core_post_self(am_msg *m)
+{
+    spin_lock(&self_lock);
+    m->next = NULL;
+    if (self_tail)
+        self_tail->next = m;
+    else
+        __atomic_store_n(&self_head, m, __ATOMIC_RELEASE);
+    self_tail = m;
+    spin_unlock(&self_lock);
+    backend->wake();
+}
+
+int core_pending(void) { return __atomic_load_n(&self_head, __ATOMIC_ACQUIRE) != NULL; }
+
+void core_expect_reply(void)
+{
+    atomic_store_explicit(&reply_expected_ns, now_ns(), memory_order_relaxed);
+    if (atomic_load_explicit(&comm_blocked, memory_order_relaxed))
+        backend->wake();
+}
+
+int core_drain_self(void)
+{
+    spin_lock(&self_lock);
+    am_msg *m = self_head;
+    int any = m != NULL;
+    __atomic_store_n(&self_head, NULL, __ATOMIC_RELAXED);
+    self_tail = NULL;
+    spin_unlock(&self_lock);
+    while (m) {
+        /* A caller-owned message (am_post) may be gone once its handler has
+         * replied: read what we need from it first. */
+        am_msg *next = m->next;
+        int heap = m->heap;
+        am_dispatch(cfg.node, &m->hdr, (void *)m->payload);
+        if (heap == 1)
+            free(m);
+        m = next;
+    }
+    return any;
+}
+
+void core_heard(int src) { life[src].arrivals++; }
+
+/* Tells every other node that `failed` failed (-1: no one node, the job is
+ * stopped as a whole), `cause` saying how, e.g. "was killed by signal 9",
+ * so that it names that node rather than this one, whose link it will see
+ * close next: every stopping node relays the cause, whichever way it
+ * learned it. Best effort: the process is ending. */
+static void relay(int failed, const char *cause)
+{
+    for (int j = 0; j < cfg.nodes; j++)
+        if (j != failed && j != cfg.node && !atomic_load(&life[j].bye))
+            am_send(j, MSG_ABORT, (uint64_t)failed, 0, 0, cause, strlen(cause));
+}
+
+/* Stops this node because `failed` failed, as `reporter` (or -1) said. */
+static void stop_because(int failed, const char *cause, int reporter)
+{
+    relay(failed, cause);
+    boot_stop(failed, cause, reporter);
+}
+
+void core_link_closed(int peer)
+{
+    if (atomic_load(&life[peer].bye))
+        return;
+    stop_because(peer, "failed (connection lost: it crashed, was killed, or exited without "
+                       "tsr_finalize)", -1);
+}
+
+static void on_abort(int src, const tsr_msg_hdr *h, void *payload)
+{
+    char cause[512];
+    snprintf(cause, sizeof cause, "%.*s", (int)(h->len < 511 ? h->len : 511), (char *)payload);
+    int64_t failed = (int64_t)h->arg[0];
+    if (failed < -1 || failed >= cfg.nodes)
+        failed = src; /* a node id from the wire is checked, like everything else */
+    stop_because((int)failed, cause, src);
+}
+
+static void on_bye(int src, const tsr_msg_hdr *h, void *payload)
+{
+    atomic_store(&life[src].bye, 1);
+    waiter_done(&bye_wait);
+}
+
+static void on_heartbeat(int src, const tsr_msg_hdr *h, void *payload)
+{
+    if (h->len)
+        log_die_status(1, "protocol error: MSG_HEARTBEAT from node %d carries %u bytes", src,
+                       h->len);
+}
+
+/* Looks at each peer's count of arrivals; one that has not moved
+ * for TSR_HEARTBEAT seconds belongs to a node that stopped responding. A
+ * tick a whole period late (this node itself was stopped, or the whole
+ * machine suspended) first forgives everyone: the silence may be ours. A
+ * shorter delay needs no forgiving: progress() has just read whatever the
+ * peers sent meanwhile. */
+static void check_silence(double now)
+{
+    int forgive = now - last_tick > cfg.heartbeat_s;
+    for (int j = 0; j < cfg.nodes; j++) {
+        peer_life *p = &life[j];
+        if (j == cfg.node || atomic_load(&p->bye))
+            continue;
+        if (p->arrivals != p->seen || forgive) {
+            p->seen = p->arrivals;
+            p->heard = now;
+        } else if (now - p->heard > cfg.heartbeat_s) {
+            char cause[160];
+            snprintf(cause, sizeof cause, "stopped responding: nothing received from it for %u s "
+                     "(TSR_HEARTBEAT; it is stopped, hung, or starved of CPU)", cfg.heartbeat_s);
+            relay(j, cause);
+            boot_stop_hung(j, cause);
+        }
+    }
+}
+
+static void heartbeat_tick(void)
+{
+    if (!cfg.heartbeat_s || cfg.nodes == 1)
+        return;
+    double now = now_s();
+    if (now - last_tick < CHECK_S)
+        return;
+    if (!atomic_load(&leaving) && now - last_beat >= (double)cfg.heartbeat_s / BEATS_PER_PERIOD) {
+        for (int j = 0; j < cfg.nodes; j++)
+            if (j != cfg.node && !atomic_load(&life[j].bye))
+                am_send(j, MSG_HEARTBEAT, 0, 0, 0, NULL, 0);
+        last_beat = now;
+    }
+    check_silence(now);
+    last_tick = now;
+}
+
+static void launcher_news(void)
+{
+    char why[128];
+    int failed = boot_launcher_news(why, sizeof why);
+    stop_because(failed, why, -1);
+}
+
+void core_pollfds(struct pollfd *pfd)
+{
+    pfd[0] = (struct pollfd){boot.launcher_fd, POLLIN, 0};
+    gate_pollfds(&boot.gate, pfd + 1);
+}
+
+void core_serve(const struct pollfd *pfd)
+{
+    gate_serve(&boot.gate, pfd + 1);
+    if (pfd[0].revents)
+        launcher_news();
+}
+
+static int spinning(void)
+{
+    if (cfg.progress == PROGRESS_SPIN)
+        return 1;
+    if (cfg.progress == PROGRESS_BLOCK)
+        return 0;
+    return now_ns() - atomic_load_explicit(&reply_expected_ns, memory_order_relaxed) <
+           (uint64_t)cfg.spin_us * 1000;
+}
+
+/* How long the backend may wait when nothing happens: until the next
+ * heartbeat tick, or the gate's next deadline if sooner. */
+static int idle_timeout_ms(void)
+{
+    int ms = cfg.heartbeat_s && cfg.nodes > 1 ? (int)(CHECK_S * 1000) : -1;
+    int gate_ms = gate_timeout_ms(&boot.gate);
+    if (gate_ms >= 0 && (ms < 0 || gate_ms < ms))
+        ms = gate_ms;
+    return ms;
+}
+
+static void *comm_main(void *arg)
+{
+    while (!atomic_load(&comm_stop) || !backend->idle()) {
+        int spin = spinning();
+        if (!spin)
+            atomic_store(&comm_blocked, 1);
+        int busy = backend->progress(spin ? 0 : idle_timeout_ms());
+        atomic_store(&comm_blocked, 0);
+        heartbeat_tick();
+        if (!busy && spin)
+            sched_yield(); /* let the threads we are waiting for run */
+    }
+    return NULL;
+}
+
+static const tsr_backend *choose(void)
+{
+    switch (cfg.transport) {
+    case TRANSPORT_SHM:
+        return &shm_backend;
+    case TRANSPORT_AUTO:
+        /* tsrun makes the rings only for a job whose nodes share this host. */
+        return cfg.shm_fd >= 0 || cfg.nodes == 1 ? &shm_backend : &tcp_backend;
+    default:
+        return &tcp_backend;
+    }
+}
+
+void transport_start(void)
+{
+    backend = choose();
+    life = calloc((size_t)cfg.nodes, sizeof *life);
+    if (!life)
+        log_die("cannot set up the transport: out of memory");
+    last_tick = last_beat = now_s();
+    for (int j = 0; j < cfg.nodes; j++)
+        life[j].heard = last_tick;
+    am_register(MSG_BYE, on_bye);
+    am_register(MSG_ABORT, on_abort);
+    am_register(MSG_HEARTBEAT, on_heartbeat);
+    waiter_init(&bye_wait, (uint32_t)cfg.nodes - 1);
+    backend->start();
+    log_debug("transport: %s", backend->name);
+    /* The comm thread must never run the application's signal handlers. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int err = pthread_create(&comm_thread, NULL, comm_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err)
+        log_die("cannot start the communication thread: %s", strerror(err));
+}
+
+void transport_shutdown(void)
+{
+    atomic_store(&leaving, 1);
+    for (int i = 0; i < cfg.nodes; i++)
+        if (i != cfg.node)
+            am_send(i, MSG_BYE, 0, 0, 0, NULL, 0);
+    waiter_wait(&bye_wait);
+    atomic_store(&comm_stop, 1);
+    backend->wake();
+    pthread_join(comm_thread, NULL);
+    backend->stop();
+    free(life);
+    life = NULL;
+}

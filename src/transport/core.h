@@ -1,0 +1,55 @@
+/*
+ * core.h - the transport core: what every backend (backend.h) relies on.
+ *
+ * transport_start() chooses the backend (TSR_TRANSPORT) and starts the
+ * communication thread; transport_shutdown() runs the MSG_BYE handshake and
+ * stops it. The rest is for the active-message layer (am.c) and the backends.
+ */
+#ifndef TSR_CORE_H
+#define TSR_CORE_H
+
+#include <poll.h>
+
+#include "boot/boot.h"
+#include "transport/transport.h"
+
+/* How often, at most, a backend that waits on something other than poll(2)
+ * must look at the core's descriptors (tsrun's news, strangers) and at its
+ * peers' liveness. */
+#define CORE_WATCH_MS 100
+/* Entries of a poll set the core's descriptors take: tsrun's connection,
+ * then the peer port's gate. */
+#define CORE_POLLFDS (1 + GATE_POLLFDS(BOOT_GATE_CAP))
+
+/* Chooses and starts the backend, then the comm thread. */
+void transport_start(void);
+/* After tsr_finalize's last barrier: exchanges MSG_BYE with every peer, then
+ * stops the comm thread and the backend. */
+void transport_shutdown(void);
+/* The backend's name, once started ("tcp", "shm"). */
+const char *transport_name(void);
+
+/* For am.c: to a peer, to this node's comm thread, and the hybrid spin hint. */
+void core_post(int dest, am_msg *m);
+void core_post_self(am_msg *m);
+void core_expect_reply(void);
+
+/* For backends. */
+/* Bytes arrived from src: it is alive, even in the middle of a message too
+ * long to arrive within TSR_HEARTBEAT. Comm thread only. */
+void core_heard(int src);
+/* The peer's link ended: expected after its MSG_BYE, otherwise it failed
+ * (this node stops, naming it). Returns only in the first case. */
+void core_link_closed(int peer);
+/* 1 when messages to this node itself wait (a sleeping backend must not). */
+int core_pending(void);
+/* Delivers the messages to this node itself; returns 1 if there were any.
+ * progress() calls it after its wait and before it reads its links, so
+ * that what this node sent itself before sleeping goes first (node 0's
+ * barrier release of itself comes after the others', as before). */
+int core_drain_self(void);
+/* Fills CORE_POLLFDS entries; after poll, serves them. */
+void core_pollfds(struct pollfd *pfd);
+void core_serve(const struct pollfd *pfd);
+
+#endif

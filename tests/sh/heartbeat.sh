@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Heartbeats (TSR_HEARTBEAT): a node that stops responding, its process
+# stopped with SIGSTOP, is declared failed within TSR_HEARTBEAT + 2 s, and
+# the job ends non-zero naming it, under each transport; a node that
+# computes for several TSR_HEARTBEAT periods without calling Tessera is not.
+. tests/lib.sh
+H=1
+
+stop_test() { # transport nodes victim
+    local t=$1 n=$2 v=$3 name="heartbeat/$1: kill -STOP node $3 of $2"
+    TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n "$n" $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
+    local job=$!
+    if ! wait_ready "$LOG/out" "$n"; then kill $job; bad "$name (never ready)" "$LOG/err"; return; fi
+    local pid; pid=$(awk -v v="$v" '$1=="ready" && $2==v {print $3}' "$LOG/out")
+    local t0; t0=$(date +%s.%N)
+    kill -STOP "$pid"
+    local waited=0
+    while kill -0 $job 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.05; waited=$((waited + 1)); done
+    if kill -0 $job 2>/dev/null; then
+        kill -9 $job "$pid"; bad "$name (tsrun still running after 5 s)" "$LOG/err"; return
+    fi
+    wait $job; local rc=$?
+    local dt; dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    local named; named=$(grep -c "^tessera: node [0-9]*: stopping: node $v stopped responding" "$LOG/err")
+    if [ $rc -ne 0 ] && [ "$named" -eq $((n - 1)) ] && grep -q "^tsrun: node $v " "$LOG/err" &&
+        awk -v d="$dt" -v h=$H 'BEGIN { exit !(d <= h + 2) }'; then
+        ok "$name (job ended in $dt s, exit $rc)"
+    else
+        bad "$name (exit $rc after $dt s, $named of $((n - 1)) nodes named node $v)" "$LOG/err"
+    fi
+}
+stop_test tcp 3 1
+stop_test shm 3 1
+stop_test shm 2 0
+
+for t in tcp shm; do
+    expect_ok "heartbeat/$t: 2.5 s of computation under TSR_HEARTBEAT=$H is not a failure" "node 1: PASS" \
+        env TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n 2 $B/tests/mp/compute_gap 2.5
+done
+finish

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The transport's backends (TSR_TRANSPORT): the choice and its checks, the
+# shm backend's memory (tsrun's memfd, closed once mapped, never a file),
+# and, under shm, where the TCP mesh carries nothing and the comm thread
+# sleeps on a futex: the stranger gate and failure detection.
+. tests/lib.sh
+P="$B/tests/mp/lock_counter"
+
+expect_fail "transport/TSR_TRANSPORT=udp refused" "TSR_TRANSPORT='udp' is not one of the accepted values" \
+    env TSR_TRANSPORT=udp $P 1
+expect_fail "transport/TSR_HEARTBEAT=3601 refused" "TSR_HEARTBEAT='3601' is not an integer in \[0, 3600\]" \
+    env TSR_HEARTBEAT=3601 $P 1
+expect_fail "transport/TSR_HEARTBEAT=-1 refused" "TSR_HEARTBEAT='-1' is not an integer" \
+    env TSR_HEARTBEAT=-1 $P 1
+expect_fail "transport/TSR_SHM_FD=x refused" "TSR_SHM_FD='x' is not an integer" \
+    env TSR_SHM_FD=x $P 1
+
+# Which backend each setting gives, as TSR_VERBOSE reports it.
+for pair in tcp:tcp shm:shm auto:shm :tcp; do
+    want=${pair#*:} set=${pair%%:*}
+    expect_ok "transport/TSR_TRANSPORT=${set:-unset} runs over $want" "transport: $want" \
+        env TSR_TRANSPORT=$set TSR_VERBOSE=1 $TSRUN -n 2 $P
+done
+
+# A node's descriptors and mappings while the job runs: the rings are the
+# memfd's mapping, no descriptor of them is left, and nothing is in /dev/shm.
+TSR_TRANSPORT=shm $TSRUN -n 2 $B/tests/mp/sleeper 3 >"$LOG/out" 2>"$LOG/err" &
+job=$!
+if wait_ready "$LOG/out" 2; then
+    pid=$(awk '$1=="ready" && $2==1 {print $3}' "$LOG/out")
+    maps=$(grep -c "memfd:tessera-rings" /proc/$pid/maps)
+    fds=$(ls -l /proc/$pid/fd | grep -c "memfd:tessera-rings")
+    files=$(ls /dev/shm 2>/dev/null | grep -ci tessera)
+    if [ "$maps" -ge 1 ] && [ "$fds" -eq 0 ] && [ "$files" -eq 0 ]; then
+        ok "transport/shm rings are an anonymous memfd, mapped, descriptor closed"
+    else
+        bad "transport/shm rings ($maps mappings, $fds descriptors, $files files in /dev/shm)" "$LOG/err"
+    fi
+    # tsrun keeps its descriptor for the job's life: another user cannot
+    # open it through /proc (checked as nobody, when root can switch).
+    fd=$(ls -l /proc/$job/fd | awk '/memfd:tessera-rings/ {print $9}')
+    if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ -n "$fd" ]; then
+        if head -c 8 /proc/$job/fd/$fd >/dev/null 2>&1 &&
+            ! setpriv --reuid=65534 --regid=65534 --clear-groups head -c 8 /proc/$job/fd/$fd >/dev/null 2>&1; then
+            ok "transport/shm rings: the owner opens tsrun's memfd, another user cannot"
+        else
+            bad "transport/shm rings: another user's access to tsrun's memfd (fd $fd)" "$LOG/err"
+        fi
+    fi
+else
+    bad "transport/shm rings (job never ready)" "$LOG/err"
+fi
+wait $job
+
+# The stranger gate still works when the comm thread sleeps on a futex
+# rather than in poll: a wrong secret is refused and logged, the job goes on.
+TSR_TRANSPORT=shm TSR_VERBOSE=1 $TSRUN -n 2 $B/tests/mp/sleeper 4 >"$LOG/out" 2>"$LOG/err" &
+job=$!
+wait_ready "$LOG/out" 2
+port=$(sed -n 's/^tessera: node 0: listening for peers on port \([0-9]*\)$/\1/p' "$LOG/err")
+python3 tests/intruder.py "$port" >"$LOG/intruder" 2>&1
+wait $job; rc=$?
+if [ $rc -eq 0 ] && grep -q "refused connection from 127.0.0.1:[0-9]*: bad job secret" "$LOG/err" &&
+    [ "$(grep -c PASS "$LOG/out")" -eq 2 ]; then
+    ok "transport/shm: a stranger with a wrong secret is refused, job unharmed"
+else
+    cat "$LOG/intruder" >>"$LOG/err"; bad "transport/shm: stranger (exit $rc)" "$LOG/err"
+fi
+
+# A node killed under shm: the others name it (the mesh's end of file).
+TSR_TRANSPORT=shm $TSRUN -n 3 $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
+job=$!
+if wait_ready "$LOG/out" 3; then
+    kill -9 "$(awk '$1=="ready" && $2==2 {print $3}' "$LOG/out")"
+    wait $job; rc=$?
+    named=$(grep -c "^tessera: node [01]: stopping: node 2 " "$LOG/err")
+    if [ $rc -ne 0 ] && [ "$named" -eq 2 ]; then ok "transport/shm: kill -9 node 2 of 3 named by both others (exit $rc)"
+    else bad "transport/shm: kill -9 node 2 of 3 (exit $rc, named by $named)" "$LOG/err"; fi
+else
+    kill $job; bad "transport/shm: kill -9 (never ready)" "$LOG/err"
+fi
+finish
