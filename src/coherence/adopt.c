@@ -17,8 +17,10 @@
  */
 #include "coherence/adopt.h"
 
+#include "coherence/protocol.h"
 #include "memory/arena.h"
 #include "memory/region.h"
+#include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -50,7 +52,7 @@ int adopt_fault(const void *addr, uint32_t page)
     adopt_reply r;
     am_msg m;
     waiter_init(&r.w, 1);
-    am_post(owner, &m, MSG_ADOPT_REQ, page, (uintptr_t)&r, 0, NULL, 0);
+    am_post(owner, &m, MSG_ADOPT_REQ, page, req_open(owner, MSG_ADOPT_REP, &r), 0, NULL, 0);
     waiter_wait(&r.w);
     if (!r.n)
         die_unallocated(addr, owner);
@@ -71,9 +73,10 @@ static void on_adopt_req(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t page = (uint32_t)h->arg[0], lo, hi;
     arena_bounds(cfg.node, &lo, &hi);
-    if (page < lo || page >= hi)
-        log_die_status(1, "protocol error: node %d asked about page %u, outside this node's "
-                       "arena", src, page);
+    if (page < lo || page >= hi) {
+        am_reject(src, h, "page %u is outside this node's arena", page);
+        return;
+    }
     uint8_t proto = region.meta[page].proto;
     uint32_t first = page, end = page;
     if (proto) {
@@ -87,7 +90,16 @@ static void on_adopt_req(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_adopt_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
-    adopt_reply *r = (adopt_reply *)(uintptr_t)h->arg[1];
+    adopt_reply *r = req_ctx(h->arg[1]);
+    uint32_t lo, hi, n = (uint32_t)h->arg[2];
+    uint8_t proto = (uint8_t)(h->arg[2] >> 32);
+    arena_bounds(src, &lo, &hi);
+    if (h->arg[0] < lo || h->arg[0] > hi || n > hi - h->arg[0] || n > 2 * ADOPT_MAX + 1 ||
+        (n && !coh_protocol_known(proto))) {
+        am_reject(src, h, "pages outside the sender's arena, or an unknown protocol");
+        return;
+    }
+    req_close(h->arg[1]);
     r->first = (uint32_t)h->arg[0];
     r->n = (uint32_t)h->arg[2];
     r->proto = (uint8_t)(h->arg[2] >> 32);
