@@ -145,7 +145,7 @@ void am_limit_pages(uint32_t pages) { npages = pages; }
 
 /* Rejections are logged at most LOG_RATE_BURST a second: a broken peer must
  * not bury the job's output. Only the comm thread rejects. */
-static log_rate reject_rate = {.what = "rejected messages"};
+static log_rate reject_rate = {.what = "rejected or dropped messages"};
 
 void am_reject(int src, const tsr_msg_hdr *h, const char *rule, ...)
 {
