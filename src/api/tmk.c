@@ -75,6 +75,9 @@ void Tmk_distribute(char *ptr, int size)
         log_die("Tmk_distribute called before Tmk_startup");
     if (size < 0)
         log_die("Tmk_distribute(%p, %d): negative size", (void *)ptr, size);
+    if ((unsigned)size > MSG_BYTES_MAX)
+        log_die("Tmk_distribute(%p, %d): more than %u MiB, the most one call copies",
+                (void *)ptr, size, MSG_BYTES_MAX >> 20);
     if (image_locate(ptr, (size_t)size, &image, &offset))
         log_die("Tmk_distribute(%p, %d): not a writable global variable of the program (only "
                 "globals have a known place in every process)", (void *)ptr, size);

@@ -49,6 +49,7 @@ enum {
 #define MSG_PAGE 4096
 #define MSG_FETCH_MAX 256                       /* TSR_FETCH_AHEAD's maximum */
 #define MSG_DIFF_ENTRY_MAX (8 + 5 * MSG_PAGE / 2) /* outbox entry of DIFF_MAX bytes */
+#define MSG_BYTES_MAX (64u << 20) /* Tmk_distribute's and am_echo's limit */
 
 /*  name                arg0                   arg1            arg2            payload                     len  args  meaning */
 #define TSR_MESSAGES(X) \
@@ -77,10 +78,10 @@ enum {
     X(MSG_WHERE,          "question",            "-",            "-",            "where record",             LEN_MAX(256), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "stall detector: the last collective call entered, still in it or not, the lock waited for, the lock held") \
     X(MSG_ADOPT_REQ,      "page",                "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_PAGE, ARG_ANY, ARG_ANY), "which pages around `page` of the receiver's tsr_malloc arena has it allocated?") \
     X(MSG_ADOPT_REP,      "first",               "reply",        "count,proto",  "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "pages [first, first+count) are allocated, kept by protocol `proto` (count 0: `page` is not)") \
-    X(MSG_DISTRIBUTE,     "image",               "reply",        "offset",       "bytes",                    LEN_ANY, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "Tmk_distribute: write the bytes at `offset` in loaded image `image` of the receiver (its globals)") \
+    X(MSG_DISTRIBUTE,     "image",               "reply",        "offset",       "bytes",                    LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "Tmk_distribute: write the bytes at `offset` in loaded image `image` of the receiver (its globals)") \
     X(MSG_DISTRIBUTE_ACK, "-",                   "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "the bytes of a MSG_DISTRIBUTE are written") \
-    X(MSG_ECHO_REQ,       "-",                   "reply",        "-",            "any",                      LEN_ANY, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "transport round-trip probe (bench)") \
-    X(MSG_ECHO_REP,       "-",                   "reply",        "-",            "any",                      LEN_ANY, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "reply to MSG_ECHO_REQ with the same payload") \
+    X(MSG_ECHO_REQ,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "transport round-trip probe (bench)") \
+    X(MSG_ECHO_REP,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "reply to MSG_ECHO_REQ with the same payload") \
     X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               LEN_MAX(4096), ARGS(ARG_NODE, ARG_ANY, ARG_ANY), "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \
     X(MSG_BYE,            "-",                   "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "the sender finished tsr_finalize; its connection may close")
 

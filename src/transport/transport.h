@@ -63,8 +63,9 @@ void am_expect_reply(void);
  * lock would wait forever for that same lock). */
 void am_guard_range(const void *base, size_t size);
 
-/* Sends len bytes to dest, which returns them; waits for them into reply.
- * The transport's own round trip, for tests and benchmarks. */
+/* Sends len bytes (at most MSG_BYTES_MAX) to dest, which returns them;
+ * waits for them into reply. The transport's own round trip, for tests and
+ * benchmarks. */
 void am_echo(int dest, const void *buf, size_t len, void *reply);
 /* Stops the whole job: every node, this one included, exits naming `cause`
  * (the MSG_ABORT path a node's failure takes). Callable from any thread. */
