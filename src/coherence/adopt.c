@@ -32,6 +32,7 @@
 
 typedef struct adopt_reply {
     waiter w;
+    uint32_t asked; /* the faulting page, which the answer must cover */
     uint32_t first, n;
     uint8_t proto;
 } adopt_reply;
@@ -49,7 +50,7 @@ int adopt_fault(const void *addr, uint32_t page)
         return -1;
     if (owner == cfg.node) /* this node's own pages have metadata from the start */
         die_unallocated(addr, owner);
-    adopt_reply r;
+    adopt_reply r = {.asked = page};
     am_msg m;
     waiter_init(&r.w, 1);
     am_post(owner, &m, MSG_ADOPT_REQ, page, req_open(owner, MSG_ADOPT_REP, &r), 0, NULL, 0);
@@ -91,18 +92,20 @@ static void on_adopt_req(int src, const tsr_msg_hdr *h, void *payload)
 static void on_adopt_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     adopt_reply *r = req_ctx(h->arg[1]);
+    uint64_t first = h->arg[0];
     uint32_t lo, hi, n = (uint32_t)h->arg[2];
     uint8_t proto = (uint8_t)(h->arg[2] >> 32);
     arena_bounds(src, &lo, &hi);
-    if (h->arg[0] < lo || h->arg[0] > hi || n > hi - h->arg[0] || n > 2 * ADOPT_MAX + 1 ||
-        (n && !coh_protocol_known(proto))) {
-        am_reject(src, h, "pages outside the sender's arena, or an unknown protocol");
+    if (n && (first < lo || first > r->asked || n > hi - first || r->asked - first >= n ||
+              n > 2 * ADOPT_MAX || !coh_protocol_known(proto))) {
+        am_reject(src, h, "not a run of the sender's arena around page %u, or an unknown "
+                  "protocol", r->asked);
         return;
     }
     req_close(h->arg[1]);
-    r->first = (uint32_t)h->arg[0];
-    r->n = (uint32_t)h->arg[2];
-    r->proto = (uint8_t)(h->arg[2] >> 32);
+    r->first = (uint32_t)first;
+    r->n = n;
+    r->proto = proto;
     waiter_done(&r->w);
 }
 

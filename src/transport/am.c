@@ -183,9 +183,13 @@ static const char *len_broken(const tsr_msg_hdr *h)
 
 static const char *arg_broken(int rule, uint64_t a)
 {
-    static const char *const what[] = {"", "a page off the region", "a page off the region",
-                                       "more entries than the region has pages",
-                                       "a lock id out of range", "a node outside the job"};
+    static const char *const what[] = {
+        [ARG_PAGE] = "a page off the region",
+        [ARG_PAGE32] = "a page off the region",
+        [ARG_COUNT] = "more entries than the region has pages",
+        [ARG_LOCK] = "a lock id out of range",
+        [ARG_NODE] = "a node outside the job",
+    };
     int bad;
     switch (rule) {
     case ARG_PAGE:
@@ -230,9 +234,10 @@ int am_check(int src, const tsr_msg_hdr *h)
     return 0;
 }
 
-/* A reply whose request is not outstanding is dropped without a word of
- * complaint beyond the count: a lossy transport will duplicate replies
- * legitimately. One from the wrong node or of the wrong type is forged. */
+/* A reply whose request is not outstanding (unknown, stale, answered) is
+ * only dropped and counted: a lossy transport will duplicate replies
+ * legitimately. One from the wrong node or of the wrong type is forged, and
+ * rejected; its request stays outstanding for the true reply. */
 static int reply_matches(int src, const tsr_msg_hdr *h)
 {
     if (rules[h->type].args[1] != ARG_REPLY)
