@@ -1,7 +1,8 @@
 /* Forged and malformed messages of every type, from an authenticated peer,
  * in the middle of a job: node 1 sends them to node 0 while every node
  * increments a shared counter under a lock and writes its own slot of a
- * page homed at node 0. Each forgery must be rejected (messages_rejected)
+ * page homed at node 0, and reads Munin objects managed by nodes 0 and 1
+ * that the Munin forgeries name. Each forgery must be rejected (messages_rejected)
  * or, for a reply to no outstanding request, dropped (replies_dropped) at
  * node 0, exactly as many as sent, and the job's results must stay exact.
  * tests/sh/forge.sh checks the log lines that name them. */
@@ -10,8 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coherence/munin_int.h"
+#include "coherence/outbox.h"
 #include "memory/region.h"
-#include "tessera.h"
+#include "tessera_munin.h"
 #include "transport/transport.h"
 
 #define K 40
@@ -82,6 +85,35 @@ static void forge_all(uint32_t home0, uint32_t home1)
     forge('r', MSG_BYE, 0, 0, 0, 8);
 }
 
+static void forge_entry(uint32_t page, uint8_t flags, const void *diff, size_t len)
+{
+    outbox o = {0};
+    outbox_add(&o, page, flags, diff, len);
+    am_send(0, MSG_MU_UPDATE, o.count, 0, 0, o.buf, o.len);
+    outbox_free(&o);
+    rejected++;
+}
+
+/* Messages about real Munin pages that only their manager, or only a node
+ * that holds a copy, may send. mu0 is managed by node 0, mu1 by node 1. */
+static void forge_munin(uint32_t mu0, uint32_t mu1)
+{
+    static const uint8_t diff[] = {0, 0, 4, 0, 'f', 'a', 'k', 'e'}; /* 4 bytes at offset 0 */
+    static const uint8_t past_page[] = {0xff, 0x0f, 4, 0, 'f', 'a', 'k', 'e'};
+    forge('r', MSG_MU_INVAL, mu0 | (uint64_t)INV_DROP << 32, 0, 0, 0); /* not its manager */
+    forge('r', MSG_MU_REQ, mu1 | 1ull << 32 | (uint64_t)A_READ << 48, 0, 0, 0); /* not managed here */
+    forge('r', MSG_MU_REQ, mu0 | 1ull << 32 | 7ull << 48, 0, 0, 0);  /* unknown access */
+    forge('r', MSG_MU_RETURN, mu1, 0, 0, 0);                          /* not managed here */
+    forge_entry(mu1, U_FORWARD, diff, sizeof diff);                   /* forward, not manager */
+    forge_entry(mu0, 0, past_page, sizeof past_page);                 /* run past the page */
+    outbox o = {0};
+    uint64_t everyone = ~0ull;
+    outbox_add(&o, mu0, 0, &everyone, sizeof everyone);
+    am_send(0, MSG_MU_FROZEN, o.count, 0, 0, o.buf, o.len);           /* copyset not its own */
+    outbox_free(&o);
+    rejected++;
+}
+
 static uint64_t counter(const char *name)
 {
     uint64_t v = 0;
@@ -99,9 +131,17 @@ int main(int argc, char **argv)
     long *count = tsr_alloc_attr(PAGE_SIZE, &at0);
     long *slots = tsr_alloc_attr(PAGE_SIZE, &at0);
     long *other = tsr_alloc_attr(PAGE_SIZE, &at1);
+    at0.proto = at1.proto = TSR_PROTO_MUNIN;
+    long *mu0 = tsr_alloc_attr(PAGE_SIZE, &at0), *mu1 = tsr_alloc_attr(PAGE_SIZE, &at1);
+    if (me == 0)
+        *mu0 = 1234;
+    if (me == (n > 1))
+        *mu1 = 5678;
+    tsr_barrier();
     for (int i = 0; i < K; i++) {
         if (i == K / 2 && me == 1) {
             forge_all(page_of(count), page_of(other));
+            forge_munin(page_of(mu0), page_of(mu1));
             /* After a second, one more: its line comes with the count of
              * the lines the rate limit held back. */
             sleep(1);
@@ -117,7 +157,7 @@ int main(int argc, char **argv)
     tsr_barrier();
     for (int j = 0; j < n; j++)
         bad += slots[j] != K * (K - 1) / 2;
-    bad += *count != (long)K * n;
+    bad += *count != (long)K * n || *mu0 != 1234 || *mu1 != 5678;
     if (me == 1) {
         long want[2] = {rejected, dropped};
         memcpy(other, want, sizeof want);
