@@ -74,3 +74,11 @@ void req_close(uint64_t id)
     if (s)
         atomic_store_explicit(&s->id, 0, memory_order_release);
 }
+
+uint32_t req_outstanding(void)
+{
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < REQ_SLOTS; s++)
+        n += atomic_load_explicit(&slots[s].id, memory_order_relaxed) != 0;
+    return n;
+}

@@ -40,4 +40,8 @@ void *req_ctx(uint64_t id);
 /* Ends request `id`: a later reply naming it is dropped. */
 void req_close(uint64_t id);
 
+/* Requests open now. A thread that waits for every reply it asked for
+ * leaves none behind, so a test can tell a leaked slot. */
+uint32_t req_outstanding(void);
+
 #endif

@@ -15,6 +15,7 @@
 #include "coherence/outbox.h"
 #include "memory/region.h"
 #include "tessera_munin.h"
+#include "transport/request.h"
 #include "transport/transport.h"
 
 #define K 40
@@ -174,7 +175,10 @@ int main(int argc, char **argv)
         /* Node 1 drops the answer to the echo request it forged. */
         bad += counter("messages_rejected") != 0 || counter("replies_dropped") != (me == 1);
     }
-    printf("node %d: count %ld %s\n", me, *count, bad ? "FAIL" : "PASS");
+    /* Every request this node made was answered and closed: none leaked. */
+    bad += req_outstanding() != 0;
+    printf("node %d: count %ld, %u requests open %s\n", me, *count, req_outstanding(),
+           bad ? "FAIL" : "PASS");
     tsr_finalize();
     return bad != 0;
 }

@@ -92,7 +92,9 @@ static void request_ids(void)
     CHECK(handled == 1 && counter("replies_dropped") - dropped == 3, "a duplicate was handled");
     uint64_t again = req_open(2, MSG_MU_REDUCE_REP, &ctx);
     CHECK(again != id && req_ctx(id) == NULL, "a closed id came back");
+    CHECK(req_outstanding() == 1, "%u requests open, want 1", req_outstanding());
     req_close(again);
+    CHECK(req_outstanding() == 0, "a closed request is still open");
 }
 
 int main(void)
