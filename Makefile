@@ -3,6 +3,7 @@
 #   make run       install what is missing, build, run SOR on 4 local nodes
 #   make test      build and run every test (T=PATTERNS: only those; make prove: through prove)
 #   make check-asan, make check-tsan   the tests under the sanitizers
+#   make fuzz      the libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each
 #   make bench     the full side-by-side benchmark (bench/README.md)
 #   make install PREFIX=dir
 #
@@ -148,7 +149,7 @@ benches: $(BENCH_BINS)
 # (T=lock_counter, T=sh/launcher, T='unit/ sh/'), in parallel, as TAP.
 # make prove [T=PATTERNS] runs the same tests through prove(1).
 test: deps
-	$(MAKE) all
+	$(MAKE) all fuzz-build
 	@T='$(T)' tests/run.sh
 
 prove: deps
@@ -202,6 +203,35 @@ build-tsan/matrix:
 	@mkdir -p $(dir $@)
 	grep -v 'TSR_DETECT=uffd' tests/matrix >$@
 
+# ---- Fuzzing ----------------------------------------------------------------
+# libFuzzer targets (tests/fuzz/NAME.c) feed random bytes to message dispatch
+# and to diff decoding. They need clang (scripts/deps.sh installs it): the
+# library is built again with clang, coverage and ASan/UBSan into build-fuzz/.
+# make fuzz runs each for FUZZ_SECONDS (default 300); make test runs each for
+# a few seconds (tests/sh/fuzz.sh). Crashes are left in build-fuzz/crashes/.
+FUZZ_BUILD   := build-fuzz
+FUZZ_FLAGS   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/fuzz/%,$(wildcard tests/fuzz/*.c))
+FUZZ_SECONDS ?= 300
+
+.PHONY: fuzz fuzz-build
+fuzz-build:
+	@if command -v clang >/dev/null; then \
+	    CC=clang CFLAGS='$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link' LDLIBS='$(FUZZ_FLAGS)' \
+	        $(MAKE) -s BUILD=$(FUZZ_BUILD) $(FUZZ_TARGETS); \
+	else echo "fuzz: clang is missing (scripts/deps.sh build installs it)"; fi
+
+$(FUZZ_BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_BUILD)/lib/libtessera_internal.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_BUILD)/lib/libtessera_internal.a -pthread -lm
+
+fuzz: deps fuzz-build
+	@mkdir -p $(FUZZ_BUILD)/crashes
+	@for t in $(FUZZ_TARGETS); do \
+	    echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	    $$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(FUZZ_BUILD)/crashes/ -print_final_stats=1 || exit 1; \
+	done
+
 # ---- Running and benchmarking ----------------------------------------------
 deps:
 	@scripts/deps.sh build
@@ -253,7 +283,7 @@ install: lib $(TSRUN)
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tessera.pc
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILDS)
+	rm -rf $(BUILD) $(SAN_BUILDS) $(FUZZ_BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -2,7 +2,7 @@
 # Installs what Tessera needs and the machine lacks (Debian 12). Installs
 # nothing when everything is present, so it is cheap to run before every
 # `make run` / `make test` / `make bench`.
-#   scripts/deps.sh build   compiler, python3, pkg-config (build and tests)
+#   scripts/deps.sh build   compiler, python3, pkg-config, clang (build, tests, fuzzing)
 #   scripts/deps.sh bench   also Open MPI and matplotlib (benchmarks)
 #   scripts/deps.sh ssh | slurm | mpirun   what one cluster test needs
 #                           (tests/sh/cluster_*.sh): sshd, Slurm, Open MPI
@@ -14,6 +14,7 @@ command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 command -v make >/dev/null || need_apt+=(make)
 command -v python3 >/dev/null || need_apt+=(python3)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+command -v clang >/dev/null || need_apt+=(clang) # the fuzz targets (make fuzz)
 if [ "$mode" = bench ]; then
     command -v mpicc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
 fi

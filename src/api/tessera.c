@@ -35,6 +35,7 @@ int tsr_init(int *argc, char ***argv)
     boot_start();
     am_init();
     am_guard_range(region.app, region.size);
+    am_limit_pages(region.npages);
     coh_init();
     lock_init();
     barrier_init();

@@ -19,6 +19,7 @@
 #include "api/compat.h"
 #include "api/image.h"
 #include "tessera.h"
+#include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -40,7 +41,9 @@ static void on_distribute(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_distribute_ack(int src, const tsr_msg_hdr *h, void *payload)
 {
-    waiter_done((waiter *)(uintptr_t)h->arg[1]);
+    waiter *w = req_ctx(h->arg[1]);
+    req_close(h->arg[1]);
+    waiter_done(w);
 }
 
 void Tmk_startup(int argc, char **argv)
@@ -72,6 +75,9 @@ void Tmk_distribute(char *ptr, int size)
         log_die("Tmk_distribute called before Tmk_startup");
     if (size < 0)
         log_die("Tmk_distribute(%p, %d): negative size", (void *)ptr, size);
+    if ((unsigned)size > MSG_BYTES_MAX)
+        log_die("Tmk_distribute(%p, %d): more than %u MiB, the most one call copies",
+                (void *)ptr, size, MSG_BYTES_MAX >> 20);
     if (image_locate(ptr, (size_t)size, &image, &offset))
         log_die("Tmk_distribute(%p, %d): not a writable global variable of the program (only "
                 "globals have a known place in every process)", (void *)ptr, size);
@@ -79,7 +85,8 @@ void Tmk_distribute(char *ptr, int size)
     waiter_init(&w, (uint32_t)cfg.nodes - 1);
     for (int node = 0; node < cfg.nodes; node++)
         if (node != cfg.node)
-            am_send(node, MSG_DISTRIBUTE, image, (uintptr_t)&w, offset, ptr, (size_t)size);
+            am_send(node, MSG_DISTRIBUTE, image, req_open(node, MSG_DISTRIBUTE_ACK, &w), offset,
+                    ptr, (size_t)size);
     waiter_wait(&w);
 }
 

@@ -17,8 +17,10 @@
  */
 #include "coherence/adopt.h"
 
+#include "coherence/protocol.h"
 #include "memory/arena.h"
 #include "memory/region.h"
+#include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -30,6 +32,7 @@
 
 typedef struct adopt_reply {
     waiter w;
+    uint32_t asked; /* the faulting page, which the answer must cover */
     uint32_t first, n;
     uint8_t proto;
 } adopt_reply;
@@ -47,10 +50,10 @@ int adopt_fault(const void *addr, uint32_t page)
         return -1;
     if (owner == cfg.node) /* this node's own pages have metadata from the start */
         die_unallocated(addr, owner);
-    adopt_reply r;
+    adopt_reply r = {.asked = page};
     am_msg m;
     waiter_init(&r.w, 1);
-    am_post(owner, &m, MSG_ADOPT_REQ, page, (uintptr_t)&r, 0, NULL, 0);
+    am_post(owner, &m, MSG_ADOPT_REQ, page, req_open(owner, MSG_ADOPT_REP, &r), 0, NULL, 0);
     waiter_wait(&r.w);
     if (!r.n)
         die_unallocated(addr, owner);
@@ -71,9 +74,10 @@ static void on_adopt_req(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t page = (uint32_t)h->arg[0], lo, hi;
     arena_bounds(cfg.node, &lo, &hi);
-    if (page < lo || page >= hi)
-        log_die_status(1, "protocol error: node %d asked about page %u, outside this node's "
-                       "arena", src, page);
+    if (page < lo || page >= hi) {
+        am_reject(src, h, "page %u is outside this node's arena", page);
+        return;
+    }
     uint8_t proto = region.meta[page].proto;
     uint32_t first = page, end = page;
     if (proto) {
@@ -87,10 +91,21 @@ static void on_adopt_req(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_adopt_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
-    adopt_reply *r = (adopt_reply *)(uintptr_t)h->arg[1];
-    r->first = (uint32_t)h->arg[0];
-    r->n = (uint32_t)h->arg[2];
-    r->proto = (uint8_t)(h->arg[2] >> 32);
+    adopt_reply *r = req_ctx(h->arg[1]);
+    uint64_t first = h->arg[0];
+    uint32_t lo, hi, n = (uint32_t)h->arg[2];
+    uint8_t proto = (uint8_t)(h->arg[2] >> 32);
+    arena_bounds(src, &lo, &hi);
+    if (n && (first < lo || first > r->asked || n > hi - first || r->asked - first >= n ||
+              n > 2 * ADOPT_MAX || !coh_protocol_known(proto))) {
+        am_reject(src, h, "not a run of the sender's arena around page %u, or an unknown "
+                  "protocol", r->asked);
+        return;
+    }
+    req_close(h->arg[1]);
+    r->first = (uint32_t)first;
+    r->n = n;
+    r->proto = proto;
     waiter_done(&r->w);
 }
 

@@ -60,6 +60,8 @@ void coh_unmap(uint32_t first, uint32_t n)
 
 const tsr_protocol *coh_protocol_of(uint32_t page) { return protocols[region.meta[page].proto]; }
 
+int coh_protocol_known(unsigned proto) { return proto > 0 && proto < NPROTO; }
+
 int coh_fault(void *addr, int is_write)
 {
     if (!region_contains(addr))

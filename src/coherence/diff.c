@@ -74,7 +74,8 @@ int diff_apply(uint8_t *page, const uint8_t *diff, size_t len)
         pos += sizeof hdr;
         if (hdr[1] == 0 || (size_t)hdr[0] + hdr[1] > DIFF_PAGE || len - pos < hdr[1])
             return -1;
-        memcpy(page + hdr[0], diff + pos, hdr[1]);
+        if (page)
+            memcpy(page + hdr[0], diff + pos, hdr[1]);
         pos += hdr[1];
     }
     return 0;

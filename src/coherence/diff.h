@@ -21,7 +21,8 @@
  * bytes of room); returns the diff's length, 0 when the page is unchanged. */
 size_t diff_encode(const uint8_t *twin, const uint8_t *cur, uint8_t *out);
 /* Writes the runs of a diff into page; returns -1 if the diff is malformed
- * (a run out of the page or truncated), leaving the page partly patched. */
+ * (a run out of the page or truncated), leaving the page partly patched.
+ * With page NULL it only checks the diff. */
 int diff_apply(uint8_t *page, const uint8_t *diff, size_t len);
 
 #endif

@@ -48,6 +48,7 @@
 #include "detect/detect.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -207,16 +208,22 @@ static fetch_run plan_fetch(uint32_t p)
 
 /* Fetches the run starting at p (the faulting page, left to the caller) and
  * maps every page after the first for reading. */
+typedef struct fetch_wait {
+    waiter w;
+    fetch_run r; /* what the reply must bring */
+} fetch_wait;
+
 static void page_fetch(uint32_t p)
 {
-    waiter w;
+    fetch_wait fw = {.r = plan_fetch(p)};
+    fetch_run r = fw.r;
     am_msg m;
     double t0 = now_s();
-    fetch_run r = plan_fetch(p);
-    waiter_init(&w, 1);
-    am_post(region.meta[p].home, &m, MSG_PAGE_REQ, p, (uintptr_t)&w,
+    int home = region.meta[p].home;
+    waiter_init(&fw.w, 1);
+    am_post(home, &m, MSG_PAGE_REQ, p, req_open(home, MSG_PAGE_REP, &fw),
             r.n | (uint64_t)r.stride << 32, NULL, 0);
-    waiter_wait(&w);
+    waiter_wait(&fw.w);
     for (uint32_t i = 1; i < r.n; i++)
         region.meta[p + i * r.stride].state = READ;
     if (r.n > 1 && r.stride == 1)
@@ -252,16 +259,32 @@ static void mark_copied(const fetch_run *r)
 /* The reply: n u32 versions (padded to 8 bytes), then the n pages. */
 #define REP_PAGES_AT(n) (((size_t)(n) * 4 + 7) & ~(size_t)7)
 
+/* A run this node may serve: inside the region, within TSR_FETCH_AHEAD,
+ * every page an hlrc page homed here. */
+static int servable(const fetch_run *r)
+{
+    if (r->n > cfg.fetch_ahead)
+        return 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint32_t q = r->first + i * r->stride;
+        if (!is_home(q) || coh_protocol_of(q) != &hlrc_protocol)
+            return 0;
+    }
+    return 1;
+}
+
 static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
 {
     fetch_run r;
-    if (run_of(h, &r))
-        log_die_status(1, "protocol error: node %d asked for a run of pages off the region", src);
-    mark_copied(&r);
+    if (run_of(h, &r) || !servable(&r)) {
+        am_reject(src, h, "a run of pages off the region or not home-based pages homed here");
+        return;
+    }
     size_t at = REP_PAGES_AT(r.n), len = at + (size_t)r.n * PAGE_SIZE;
     char *rep = malloc(len);
     if (!rep)
-        log_die_status(1, "out of memory (page reply)");
+        log_die_status(1, "out of memory (page reply of %zu bytes)", len);
+    mark_copied(&r);
     /* Version first, then bytes: a copy may hold writes newer than its
      * version (it will be invalidated for nothing), never older. */
     for (uint32_t i = 0; i < r.n; i++) {
@@ -277,9 +300,14 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
+    fetch_wait *fw = req_ctx(h->arg[1]);
     fetch_run r;
-    if (run_of(h, &r) || h->len != REP_PAGES_AT(r.n) + (size_t)r.n * PAGE_SIZE)
-        log_die_status(1, "protocol error: malformed page reply from node %d", src);
+    if (run_of(h, &r) || memcmp(&r, &fw->r, sizeof r) ||
+        h->len != REP_PAGES_AT(r.n) + (size_t)r.n * PAGE_SIZE) {
+        am_reject(src, h, "not the run of pages requested, or not its length");
+        return;
+    }
+    req_close(h->arg[1]);
     const char *rep = payload;
     for (uint32_t i = 0; i < r.n; i++) {
         uint32_t q = r.first + i * r.stride, v;
@@ -287,7 +315,7 @@ static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
         memcpy(&v, rep + 4 * i, 4);
         atomic_store_explicit(&region.meta[q].version, v, memory_order_release);
     }
-    waiter_done((waiter *)(uintptr_t)h->arg[1]);
+    waiter_done(&fw->w);
 }
 
 /* ---- Faults (detection callback: any thread, async-signal-safe) ---------- */
@@ -341,6 +369,7 @@ typedef struct flush_ctx {
     waiter w;
     uint32_t *acks; /* (page, version) pairs written by the comm thread */
     _Atomic uint32_t nacks;
+    uint32_t *sent; /* diffs sent to each home: what its ack must count */
 } flush_ctx;
 
 /* A home page written in this interval (or counted as written): a new
@@ -397,13 +426,19 @@ static void send_diffs(outbox *box, uint32_t total)
     flush_ctx ctx;
     uint32_t homes = 0;
     ctx.acks = malloc((size_t)total * 8 + 8);
+    ctx.sent = malloc((size_t)cfg.nodes * sizeof *ctx.sent);
+    if (!ctx.acks || !ctx.sent)
+        log_die("out of memory (diffs of %u pages)", total);
     atomic_store(&ctx.nacks, 0);
-    for (int h = 0; h < cfg.nodes; h++)
+    for (int h = 0; h < cfg.nodes; h++) {
+        ctx.sent[h] = box[h].count;
         homes += box[h].count > 0;
+    }
     waiter_init(&ctx.w, homes);
     for (int h = 0; h < cfg.nodes; h++)
         if (box[h].count)
-            am_send(h, MSG_DIFF, box[h].count, (uintptr_t)&ctx, 0, box[h].buf, box[h].len);
+            am_send(h, MSG_DIFF, box[h].count, req_open(h, MSG_DIFF_ACK, &ctx), 0, box[h].buf,
+                    box[h].len);
     waiter_wait(&ctx.w);
     for (uint32_t i = 0; i < atomic_load(&ctx.nacks); i++) {
         uint32_t p = ctx.acks[2 * i], v = ctx.acks[2 * i + 1];
@@ -415,6 +450,7 @@ static void send_diffs(outbox *box, uint32_t total)
             atomic_store(&region.meta[p].version, v);
     }
     free(ctx.acks);
+    free(ctx.sent);
 }
 
 /* Diffs always wait for their acks: the versions they return are the write
@@ -427,6 +463,8 @@ static void flush(uint32_t *barrier_sent)
     if (!ndirty)
         return;
     outbox *box = calloc((size_t)cfg.nodes, sizeof *box);
+    if (!box)
+        log_die("out of memory (diff outboxes)");
     COUNTER_ADD(release_pages, ndirty);
     for (uint32_t i = 0; i < ndirty; i++) {
         uint32_t p = dirty[i];
@@ -450,21 +488,45 @@ static void flush(uint32_t *barrier_sent)
     free(box);
 }
 
+/* The entry problem of a diff message, NULL if every entry is a well-formed
+ * diff for an hlrc page homed here. Checked whole before any is applied. */
+static const char *bad_diffs(const tsr_msg_hdr *h, const void *payload)
+{
+    size_t pos = 0;
+    for (uint32_t i = 0; i < (uint32_t)h->arg[0]; i++) {
+        uint32_t p;
+        uint8_t flags;
+        const uint8_t *diff;
+        size_t len;
+        if (outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len))
+            return "fewer entries than its count";
+        if (p >= region.npages || !is_home(p) || coh_protocol_of(p) != &hlrc_protocol)
+            return "a diff for a page not homed here";
+        if (diff_apply(NULL, diff, len))
+            return "a malformed diff";
+    }
+    return NULL;
+}
+
 static void on_diff(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t count = (uint32_t)h->arg[0];
+    const char *why = bad_diffs(h, payload);
+    if (why) {
+        am_reject(src, h, "%s", why);
+        return;
+    }
     uint32_t *acks = malloc((size_t)count * 8 + 8);
+    if (!acks)
+        log_die_status(1, "out of memory (acks of %u diffs)", count);
     size_t pos = 0;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t p;
         uint8_t flags;
         const uint8_t *diff;
         size_t len;
-        if (outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len))
-            log_die_status(1, "protocol error: truncated diff message from node %d", src);
-        if (p >= region.npages || region.meta[p].home != cfg.node ||
-            diff_apply((uint8_t *)page_rt(p), diff, len))
-            log_die_status(1, "protocol error: bad diff for page %u from node %d", p, src);
+        outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len);
+        diff_apply((uint8_t *)page_rt(p), diff, len);
         atomic_store(&region.meta[p].remote, 1);
         note_copied(p); /* the writer keeps its copy valid */
         acks[2 * i] = p;
@@ -477,7 +539,19 @@ static void on_diff(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_diff_ack(int src, const tsr_msg_hdr *h, void *payload)
 {
-    flush_ctx *ctx = (flush_ctx *)(uintptr_t)h->arg[1];
+    flush_ctx *ctx = req_ctx(h->arg[1]);
+    if (h->arg[0] != ctx->sent[src]) {
+        am_reject(src, h, "acks %llu diffs of %u sent", (unsigned long long)h->arg[0],
+                  ctx->sent[src]);
+        return;
+    }
+    const uint32_t *pairs = payload;
+    for (uint32_t i = 0; i < ctx->sent[src]; i++)
+        if (pairs[2 * i] >= region.npages) {
+            am_reject(src, h, "acks a diff for page %u, off the region", pairs[2 * i]);
+            return;
+        }
+    req_close(h->arg[1]);
     uint32_t at = atomic_fetch_add(&ctx->nacks, (uint32_t)h->arg[0]);
     memcpy(ctx->acks + 2 * at, payload, (size_t)h->arg[0] * 8);
     waiter_done(&ctx->w);

@@ -115,6 +115,17 @@ void mu_die_on(uint32_t p, const char *what)
                    (void *)page_app(m->first), (size_t)m->npages * PAGE_SIZE);
 }
 
+int mu_managed_by(uint64_t p, uint64_t n, int manager)
+{
+    if (n == 0 || p >= region.npages || n > region.npages - p)
+        return 0;
+    for (uint64_t q = p; q < p + n; q++)
+        if (coh_protocol_of((uint32_t)q) != &munin_protocol || !mu[q].npages ||
+            (manager >= 0 && home((uint32_t)q) != manager))
+            return 0;
+    return 1;
+}
+
 /* ---- Manager actions waiting for acks ------------------------------------- */
 
 mu_ctx *mu_ctx_new(void (*done)(mu_ctx *), int src, uint64_t reply)

@@ -38,7 +38,9 @@ static void request_runs(uint32_t first, uint32_t n, int want)
         }
         atomic_fetch_add(&r.w.pending, 1);
         uint64_t a0 = (first + i) | (uint64_t)(j - i) << 32 | (uint64_t)want << 48;
-        am_post(home(first + i), &m[runs++], MSG_MU_REQ, a0, (uintptr_t)&r, 0, NULL, 0);
+        int manager = home(first + i);
+        am_post(manager, &m[runs++], MSG_MU_REQ, a0, req_open(manager, MSG_MU_GRANT, &r), 0,
+                NULL, 0);
         i = j;
     }
     waiter_wait(&r.w);
@@ -119,7 +121,13 @@ void mu_on_grant(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0], n = (uint32_t)(h->arg[0] >> 32) & 0xffff;
     int access = (int)(h->arg[0] >> 48) & 0xff, flags = (int)(h->arg[0] >> 56);
-    mu_reply *r = (mu_reply *)(uintptr_t)h->arg[1];
+    mu_reply *r = req_ctx(h->arg[1]);
+    if (!mu_managed_by(p, n, src) || access > A_OWNED ||
+        (h->len && h->len != (size_t)n * PAGE_SIZE)) {
+        am_reject(src, h, "a grant of pages the sender does not manage, or of the wrong size");
+        return;
+    }
+    req_close(h->arg[1]);
     if (flags & G_REFUSED) {
         atomic_store(&r->refused, p + 1);
     } else {
@@ -136,6 +144,10 @@ static void on_inval(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0];
     int mode = (int)(h->arg[0] >> 32);
+    if (!mu_managed_by(p, 1, src) || (mode != INV_DROP && mode != INV_DOWNGRADE)) {
+        am_reject(src, h, "an invalidation of a page the sender does not manage");
+        return;
+    }
     int was_owner = access_of(p) == A_OWNED;
     /* Protect before reading: no write may slip in after the copy is taken. */
     if (access_of(p) != A_NONE)

@@ -69,7 +69,8 @@ void mu_barrier_done(void)
 }
 
 /* A writer learns a frozen copyset: it updates the consumers directly. */
-static void on_frozen(int src, const tsr_msg_hdr *h, void *payload)
+/* Every entry a copyset of a page its sender manages; checked whole first. */
+static int bad_copysets(int src, const tsr_msg_hdr *h, const void *payload)
 {
     size_t pos = 0;
     for (uint64_t i = 0; i < h->arg[0]; i++) {
@@ -78,8 +79,25 @@ static void on_frozen(int src, const tsr_msg_hdr *h, void *payload)
         const uint8_t *cs;
         size_t len;
         if (outbox_next(payload, h->len, &pos, &p, &flags, &cs, &len) || len != 8 ||
-            p >= region.npages)
-            log_die_status(1, "protocol error: bad copyset message from node %d", src);
+            !mu_managed_by(p, 1, src))
+            return 1;
+    }
+    return 0;
+}
+
+static void on_frozen(int src, const tsr_msg_hdr *h, void *payload)
+{
+    if (bad_copysets(src, h, payload)) {
+        am_reject(src, h, "a copyset of a page the sender does not manage, or malformed");
+        return;
+    }
+    size_t pos = 0;
+    for (uint64_t i = 0; i < h->arg[0]; i++) {
+        uint32_t p;
+        uint8_t flags;
+        const uint8_t *cs;
+        size_t len;
+        outbox_next(payload, h->len, &pos, &p, &flags, &cs, &len);
         uint64_t v;
         memcpy(&v, cs, sizeof v);
         atomic_store(&mu[p].cs, v);

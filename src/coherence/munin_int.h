@@ -23,6 +23,7 @@
 #include "coherence/munin.h"
 #include "coherence/outbox.h"
 #include "memory/region.h"
+#include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -86,6 +87,10 @@ static inline void page_unlock(uint32_t p)
 void mu_set_access(uint32_t p, uint32_t n, int access);
 /* Stops the job over an access that breaks the page's annotation. */
 void mu_die_on(uint32_t p, const char *what);
+/* 1 if pages [p, p+n) are in the region, kept by Munin and managed by
+ * `manager` (-1: by any node). A message naming pages is checked so before
+ * it is obeyed. */
+int mu_managed_by(uint64_t p, uint64_t n, int manager);
 
 /* A requester's wait for the manager's answers (application thread). */
 typedef struct mu_reply {

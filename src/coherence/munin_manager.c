@@ -134,8 +134,8 @@ static void own_serve(int src, uint32_t p, int want, uint64_t reply)
         if (m->owner == cfg.node)
             local_inval(p, INV_DOWNGRADE);
         else if (m->owner != src) {
-            am_send(m->owner, MSG_MU_INVAL, p | (uint64_t)INV_DOWNGRADE << 32, (uintptr_t)t, 0,
-                    NULL, 0);
+            am_send(m->owner, MSG_MU_INVAL, p | (uint64_t)INV_DOWNGRADE << 32,
+                    req_open(m->owner, MSG_MU_INVAL_ACK, t), 0, NULL, 0);
             pending++;
         }
     } else {
@@ -146,7 +146,8 @@ static void own_serve(int src, uint32_t p, int want, uint64_t reply)
                 local_inval(p, INV_DROP);
                 continue;
             }
-            am_send(j, MSG_MU_INVAL, p | (uint64_t)INV_DROP << 32, (uintptr_t)t, 0, NULL, 0);
+            am_send(j, MSG_MU_INVAL, p | (uint64_t)INV_DROP << 32,
+                    req_open(j, MSG_MU_INVAL_ACK, t), 0, NULL, 0);
             pending++;
         }
     }
@@ -157,10 +158,15 @@ static void own_serve(int src, uint32_t p, int want, uint64_t reply)
 
 static void on_inval_ack(int src, const tsr_msg_hdr *h, void *payload)
 {
-    uint32_t p = (uint32_t)h->arg[0];
+    mu_ctx *t = req_ctx(h->arg[1]);
+    if (h->arg[0] != t->page || (h->len && h->len != PAGE_SIZE)) {
+        am_reject(src, h, "an ack for another page than the one invalidated");
+        return;
+    }
+    req_close(h->arg[1]);
     if (h->len)
-        memcpy(page_rt(p), payload, PAGE_SIZE);
-    mu_ctx_ack((mu_ctx *)(uintptr_t)h->arg[1]);
+        memcpy(page_rt(t->page), payload, PAGE_SIZE);
+    mu_ctx_ack(t);
 }
 
 /* ---- Replicated protocols: copies ----------------------------------------- */
@@ -193,8 +199,10 @@ static void on_req(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0], n = (uint32_t)(h->arg[0] >> 32) & 0xffff;
     int want = (int)(h->arg[0] >> 48) & 0xff;
-    if (p >= region.npages || p + n > region.npages || !is_home(p) || !mu[p].npages)
-        log_die_status(1, "protocol error: Munin request for page %u from node %d", p, src);
+    if (!mu_managed_by(p, n, cfg.node) || (want != A_READ && want != A_OWNED)) {
+        am_reject(src, h, "a request for pages not managed here, or for an unknown access");
+        return;
+    }
     if (!ownership(p)) {
         share_serve(src, p, n, h->arg[1]);
         return;
@@ -210,6 +218,10 @@ static void on_return(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0];
     mu_page *m = &mu[p];
+    if (!mu_managed_by(p, 1, cfg.node)) {
+        am_reject(src, h, "returns a page not managed here");
+        return;
+    }
     if (ownership(p) && has_flag(p, F_BUSY)) {
         defer(src, h, payload);
         return;

@@ -140,7 +140,7 @@ void munin_drop(uint32_t first, uint32_t n)
         if (acc == A_NONE || is_home(p) || has_flag(p, F_BOUND))
             continue;
         atomic_fetch_add(&r.w.pending, 1);
-        am_send(home(p), MSG_MU_RETURN, p, (uintptr_t)&r, 0,
+        am_send(home(p), MSG_MU_RETURN, p, req_open(home(p), MSG_MU_GRANT, &r), 0,
                 acc == A_OWNED ? page_rt(p) : NULL, acc == A_OWNED ? PAGE_SIZE : 0);
     }
     waiter_wait(&r.w);

@@ -36,7 +36,8 @@ static uint64_t apply_op(tsr_op op, int is_double, uint64_t cur, uint64_t operan
 
 static void on_reduce_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
-    mu_reply *r = (mu_reply *)(uintptr_t)h->arg[1];
+    mu_reply *r = req_ctx(h->arg[1]);
+    req_close(h->arg[1]);
     r->value = h->arg[2];
     waiter_done(&r->w);
 }
@@ -56,6 +57,11 @@ static void on_reduce(int src, const tsr_msg_hdr *h, void *payload)
     int is_double = (int)(h->arg[0] >> 56);
     uint32_t p = (uint32_t)(off >> PAGE_SHIFT);
     uint64_t old, now;
+    if (off % 8 || op < TSR_OP_ADD || op > TSR_OP_SWAP || is_double > 1 ||
+        !mu_managed_by(p, 1, cfg.node) || mu[p].mech != MECH_REDUCTION) {
+        am_reject(src, h, "not an operation on a reduction object managed here");
+        return;
+    }
     memcpy(&old, region.rt + off, 8);
     now = apply_op(op, is_double, old, h->arg[2]);
     memcpy(region.rt + off, &now, 8);
@@ -63,6 +69,7 @@ static void on_reduce(int src, const tsr_msg_hdr *h, void *payload)
 
     mu_ctx *c = mu_ctx_new(reduce_done, src, h->arg[1]);
     c->value = old;
+    c->page = p;
     uint64_t others = atomic_load(&mu[p].cs) & ~bit(cfg.node);
     uint32_t pending = 0;
     outbox diff = {0};
@@ -76,7 +83,8 @@ static void on_reduce(int src, const tsr_msg_hdr *h, void *payload)
             continue;
         if (mu[p].params & TSR_MUNIN_INVALIDATE) {
             atomic_fetch_and(&mu[p].cs, ~bit(j));
-            am_send(j, MSG_MU_INVAL, p | (uint64_t)INV_DROP << 32, (uintptr_t)c, 0, NULL, 0);
+            am_send(j, MSG_MU_INVAL, p | (uint64_t)INV_DROP << 32,
+                    req_open(j, MSG_MU_INVAL_ACK, c), 0, NULL, 0);
         } else {
             mu_send_update(j, &diff, c);
         }
@@ -98,7 +106,7 @@ uint64_t munin_reduce(void *addr, tsr_op op, int is_double, uint64_t operand)
     uint64_t off = (uint64_t)((char *)addr - region.app);
     waiter_init(&r.w, 1);
     am_send(home(p), MSG_MU_REDUCE, off | (uint64_t)op << 48 | (uint64_t)is_double << 56,
-            (uintptr_t)&r, operand, NULL, 0);
+            req_open(home(p), MSG_MU_REDUCE_REP, &r), operand, NULL, 0);
     waiter_wait(&r.w);
     return r.value;
 }

@@ -46,26 +46,48 @@ void mu_twin_and_queue(uint32_t p)
 
 /* ---- Receiving updates ------------------------------------------------------ */
 
-/* Applies one diff to this node's copy, and to its twin when the page is
- * being written here too (its own diff must not contain these bytes). */
-static void apply_update(int src, uint32_t p, const uint8_t *diff, size_t len)
+/* Applies one diff (checked by bad_update) to this node's copy, and to its
+ * twin when the page is being written here too (its own diff must not
+ * contain these bytes). */
+static void apply_update(uint32_t p, const uint8_t *diff, size_t len)
 {
-    if (p >= region.npages || !mu[p].npages)
-        log_die_status(1, "protocol error: Munin update for page %u from node %d", p, src);
     page_lock(p);
     int acc = access_of(p);
-    int bad = acc != A_NONE && diff_apply((uint8_t *)page_rt(p), diff, len);
+    if (acc != A_NONE)
+        diff_apply((uint8_t *)page_rt(p), diff, len);
     if (acc == A_WRITE)
-        bad |= diff_apply((uint8_t *)page_twin(p), diff, len);
+        diff_apply((uint8_t *)page_twin(p), diff, len);
     page_unlock(p);
-    if (bad)
-        log_die_status(1, "protocol error: bad Munin diff for page %u from node %d", p, src);
     STAT_ADD(diffs_applied, 1);
+}
+
+/* What is wrong with an update message, NULL if nothing: every entry must
+ * be a well-formed diff of a Munin page, forwarded only by its manager.
+ * Checked whole before any entry is applied. */
+static const char *bad_update(const tsr_msg_hdr *h, const void *payload)
+{
+    size_t pos = 0;
+    for (uint32_t i = 0; i < (uint32_t)h->arg[0]; i++) {
+        uint32_t p;
+        uint8_t flags;
+        const uint8_t *diff;
+        size_t len;
+        if (outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len))
+            return "fewer entries than its count";
+        if (!mu_managed_by(p, 1, -1))
+            return "an update of a page Munin does not keep";
+        if ((flags & U_FORWARD) && !is_home(p))
+            return "an update to forward for a page not managed here";
+        if (diff_apply(NULL, diff, len))
+            return "a malformed diff";
+    }
+    return NULL;
 }
 
 void mu_send_update(int dest, outbox *o, mu_ctx *ack_ctx)
 {
-    am_send(dest, MSG_MU_UPDATE, o->count, (uintptr_t)ack_ctx, coh_epoch(), o->buf, o->len);
+    uint64_t reply = ack_ctx ? req_open(dest, MSG_MU_UPDATE_ACK, ack_ctx) : 0;
+    am_send(dest, MSG_MU_UPDATE, o->count, reply, coh_epoch(), o->buf, o->len);
     COUNTER_ADD(updates_sent, 1);
 }
 
@@ -88,6 +110,11 @@ static void forward(int src, uint32_t p, const uint8_t *diff, size_t len, outbox
 
 static void on_update(int src, const tsr_msg_hdr *h, void *payload)
 {
+    const char *why = bad_update(h, payload);
+    if (why) {
+        am_reject(src, h, "%s", why);
+        return;
+    }
     outbox *fwd = NULL;
     size_t pos = 0;
     for (uint32_t i = 0; i < (uint32_t)h->arg[0]; i++) {
@@ -95,9 +122,8 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
         uint8_t flags;
         const uint8_t *diff;
         size_t len;
-        if (outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len))
-            log_die_status(1, "protocol error: truncated Munin update from node %d", src);
-        apply_update(src, p, diff, len);
+        outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len);
+        apply_update(p, diff, len);
         if (flags & U_FORWARD) {
             if (!fwd && !(fwd = calloc((size_t)cfg.nodes, sizeof *fwd)))
                 log_die_status(1, "out of memory (Munin forward)");
@@ -124,7 +150,9 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_update_ack(int src, const tsr_msg_hdr *h, void *payload)
 {
-    mu_ctx_ack((mu_ctx *)(uintptr_t)h->arg[1]);
+    mu_ctx *c = req_ctx(h->arg[1]);
+    req_close(h->arg[1]);
+    mu_ctx_ack(c);
 }
 
 /* ---- Release: flushing the DUQ ---------------------------------------------- */

@@ -51,6 +51,8 @@ extern const tsr_protocol munin_protocol;
 
 /* The protocol that keeps page `page` (NULL: not allocated). */
 const tsr_protocol *coh_protocol_of(uint32_t page);
+/* 1 if `proto` (a page_meta.proto from the wire) names a protocol. */
+int coh_protocol_known(unsigned proto);
 /* Records a notice this node produced or learned (coherence.c). */
 void coh_note(uint32_t page, uint32_t version);
 /* The current barrier epoch (the number of barriers this node has left). */

@@ -57,7 +57,7 @@ static void on_where_ask(int src, const tsr_msg_hdr *h, void *payload)
     where_rec r = {atomic_load(&here.call),
                    {atomic_load(&here.kind), atomic_load(&here.arg), atomic_load(&here.attr)},
                    atomic_load(&here.inside), atomic_load(&here.lock),
-                   lock >= 0 && lock_held_here(lock), 1};
+                   lock >= 0 && lock < TSR_MAX_LOCKS && lock_held_here(lock), 1};
     am_send(src, MSG_WHERE, h->arg[0], 0, 0, &r, sizeof r);
 }
 

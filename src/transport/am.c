@@ -1,25 +1,43 @@
 /*
- * am.c - the active-message layer: the handler table, message counting and
+ * am.c - the active-message layer: the handler table, the check of every
+ * received message against its type's rule (msg.h), message counting and
  * the choice between sending to a peer and delivering to oneself.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stats/stats.h"
 #include "transport/core.h"
+#include "transport/request.h"
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/log.h"
 
+STATS_COUNTER(messages_rejected, "messages dropped for breaking their type's rule");
+STATS_COUNTER(replies_dropped, "replies dropped: their request was not outstanding");
+
 static am_handler_fn handlers[MSG_COUNT];
 
-/* The application's view of shared memory (am_guard_range). */
+/* The application's view of shared memory (am_guard_range), and its pages
+ * (am_limit_pages). */
 static const char *guard_lo, *guard_hi;
+static uint32_t npages;
 
 static const char *const names[MSG_COUNT] = {
-#define TSR_MSG_NAME(name, a0, a1, a2, pl, meaning) #name,
+#define TSR_MSG_NAME(name, a0, a1, a2, pl, len, args, meaning) #name,
     TSR_MESSAGES(TSR_MSG_NAME)
 #undef TSR_MSG_NAME
+};
+
+static const struct {
+    msg_len_rule len;
+    uint8_t args[3];
+} rules[MSG_COUNT] = {
+#define TSR_MSG_RULE(name, a0, a1, a2, pl, len, args, meaning) {len, args},
+    TSR_MESSAGES(TSR_MSG_RULE)
+#undef TSR_MSG_RULE
 };
 
 const char *msg_name(int type)
@@ -123,15 +141,127 @@ void am_expect_reply(void) { core_expect_reply(); }
  * stack (heap == -1). */
 am_msg *am_detach(am_msg *m) { return copy_msg(m); }
 
+void am_limit_pages(uint32_t pages) { npages = pages; }
+
+/* Rejections are logged at most LOG_RATE_BURST a second: a broken peer must
+ * not bury the job's output. Only the comm thread rejects. */
+static log_rate reject_rate = {.what = "rejected or dropped messages"};
+
+void am_reject(int src, const tsr_msg_hdr *h, const char *rule, ...)
+{
+    char why[256];
+    va_list ap;
+    va_start(ap, rule);
+    vsnprintf(why, sizeof why, rule, ap);
+    va_end(ap);
+    COUNTER_ADD(messages_rejected, 1);
+    log_rated(&reject_rate, "rejected %s from node %d: %s", msg_name(h->type), src, why);
+}
+
+static const char *len_broken(const tsr_msg_hdr *h)
+{
+    msg_len_rule r = rules[h->type].len;
+    uint64_t n = r.kind == LEN_K_EACH || r.kind == LEN_K_UPTO_EACH || r.kind == LEN_K_NOTICES
+                     ? h->arg[r.arg]
+                     : 0;
+    switch (r.kind) {
+    case LEN_K_MAX:
+        return h->len > r.size ? "payload longer than its type allows" : NULL;
+    case LEN_K_EACH:
+        return n > UINT32_MAX || h->len != n * r.size ? "payload length does not match its count"
+                                                      : NULL;
+    case LEN_K_UPTO_EACH:
+        return n > UINT32_MAX || h->len > n * r.size ? "payload longer than its count allows"
+                                                     : NULL;
+    case LEN_K_MULT:
+        return h->len % r.size ? "payload length not a multiple of its unit" : NULL;
+    default: /* LEN_K_NOTICES */
+        return n % r.size || n > h->len ? "notice bytes not whole notices within the payload"
+                                        : NULL;
+    }
+}
+
+static const char *arg_broken(int rule, uint64_t a)
+{
+    static const char *const what[] = {
+        [ARG_PAGE] = "a page off the region",
+        [ARG_PAGE32] = "a page off the region",
+        [ARG_COUNT] = "more entries than the region has pages",
+        [ARG_LOCK] = "a lock id out of range",
+        [ARG_NODE] = "a node outside the job",
+    };
+    int bad;
+    switch (rule) {
+    case ARG_PAGE:
+    case ARG_COUNT:
+        bad = rule == ARG_PAGE ? a >= npages : a > npages;
+        break;
+    case ARG_PAGE32:
+        bad = (uint32_t)a >= npages;
+        break;
+    case ARG_LOCK:
+        bad = a >= TSR_MAX_LOCKS;
+        break;
+    case ARG_NODE:
+        bad = (int64_t)a != -1 && a >= (uint64_t)cfg.nodes;
+        break;
+    default: /* ARG_ANY; ARG_REPLY is checked against the request table */
+        bad = 0;
+    }
+    return bad ? what[rule] : NULL;
+}
+
+int am_check(int src, const tsr_msg_hdr *h)
+{
+    if (h->type >= MSG_COUNT || !handlers[h->type]) {
+        am_reject(src, h, "unknown type %u", h->type);
+        return -1;
+    }
+    if (h->src != src || src < 0 || src >= cfg.nodes) {
+        am_reject(src, h, "names node %u as its sender", h->src);
+        return -1;
+    }
+    const char *why = len_broken(h);
+    if (why) {
+        am_reject(src, h, "%s (%u bytes)", why, h->len);
+        return -1;
+    }
+    for (int i = 0; i < 3; i++)
+        if ((why = arg_broken(rules[h->type].args[i], h->arg[i]))) {
+            am_reject(src, h, "argument %d is %s (%llu)", i, why, (unsigned long long)h->arg[i]);
+            return -1;
+        }
+    return 0;
+}
+
+/* A reply whose request is not outstanding (unknown, stale, answered) is
+ * only dropped and counted: a lossy transport will duplicate replies
+ * legitimately. One from the wrong node or of the wrong type is forged, and
+ * rejected; its request stays outstanding for the true reply. */
+static int reply_matches(int src, const tsr_msg_hdr *h)
+{
+    if (rules[h->type].args[1] != ARG_REPLY)
+        return 1;
+    const char *why = req_mismatch(src, h);
+    if (!why)
+        return 1;
+    if (!req_ctx(h->arg[1])) {
+        COUNTER_ADD(replies_dropped, 1);
+        log_rated(&reject_rate, "dropped %s from node %d: %s", msg_name(h->type), src, why);
+    } else {
+        am_reject(src, h, "%s", why);
+    }
+    return 0;
+}
+
 void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
 {
     if (src != cfg.node && counted(h->type)) {
         STAT_ADD(messages_received, 1);
         STAT_ADD(bytes_received, sizeof *h + h->len);
     }
-    if (h->type >= MSG_COUNT || !handlers[h->type])
-        log_die_status(1, "protocol error: message type %u from node %d has no handler", h->type,
-                       src);
+    if (am_check(src, h) || !reply_matches(src, h))
+        return;
     handlers[h->type](src, h, payload);
 }
 
@@ -149,6 +279,7 @@ void am_abort(const char *cause)
 typedef struct echo_ctx {
     waiter w;
     void *reply;
+    size_t len;
 } echo_ctx;
 
 static void on_echo_req(int src, const tsr_msg_hdr *h, void *payload)
@@ -158,21 +289,30 @@ static void on_echo_req(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_echo_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
-    echo_ctx *ctx = (echo_ctx *)(uintptr_t)h->arg[1];
+    echo_ctx *ctx = req_ctx(h->arg[1]);
+    if (h->len != ctx->len) {
+        am_reject(src, h, "echo of %u bytes for %zu sent", h->len, ctx->len);
+        return;
+    }
+    req_close(h->arg[1]);
     memcpy(ctx->reply, payload, h->len);
     waiter_done(&ctx->w);
 }
 
 void am_echo(int dest, const void *buf, size_t len, void *reply)
 {
-    echo_ctx ctx = {.reply = reply};
+    if (len > MSG_BYTES_MAX)
+        log_die("am_echo: %zu bytes is more than the %u an echo may carry", len, MSG_BYTES_MAX);
+    echo_ctx ctx = {.reply = reply, .len = len};
     waiter_init(&ctx.w, 1);
-    am_send(dest, MSG_ECHO_REQ, 0, (uintptr_t)&ctx, 0, buf, len);
+    am_send(dest, MSG_ECHO_REQ, 0, req_open(dest, MSG_ECHO_REP, &ctx), 0, buf, len);
     waiter_wait(&ctx.w);
 }
 
 void am_init(void)
 {
+    stats_register(&messages_rejected);
+    stats_register(&replies_dropped);
     am_register(MSG_ECHO_REQ, on_echo_req);
     am_register(MSG_ECHO_REP, on_echo_rep);
 }

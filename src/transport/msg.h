@@ -1,51 +1,93 @@
 /*
- * msg.h - every protocol message Tessera sends, in one table.
+ * msg.h - every protocol message Tessera sends, in one table, with the rule
+ * each must keep to be accepted.
  *
  * Each message is a 32-byte header (payload length, type, source node, three
- * 64-bit arguments) followed by the payload. "waiter" arguments are the
- * requester's own address of the object that waits for the reply; only the
- * requester interprets them.
+ * 64-bit arguments) followed by the payload. "reply" arguments are request
+ * ids (transport/request.h): a request carries one, its reply names it back.
+ *
+ * The `len` and `args` columns are checked by am_dispatch before any
+ * handler runs (am_check); what they cannot say (a run of pages inside the
+ * region, a payload against the request it answers, entries inside the
+ * payload) the handler checks. A message that breaks a rule is rejected:
+ * dropped, counted (messages_rejected) and logged with a rate limit, naming
+ * the sender, the type and the rule. It never changes state.
  */
 #ifndef TSR_MSG_H
 #define TSR_MSG_H
 
-/*  name                arg0                   arg1            arg2            payload                     meaning */
+#include <stdint.h>
+
+/* Payload length rules: kind, the argument it depends on, a size. */
+enum { LEN_K_MAX, LEN_K_EACH, LEN_K_UPTO_EACH, LEN_K_MULT, LEN_K_NOTICES };
+typedef struct msg_len_rule {
+    uint8_t kind, arg;
+    uint32_t size;
+} msg_len_rule;
+#define LEN_NONE {LEN_K_MAX, 0, 0}                          /* empty */
+#define LEN_ANY {LEN_K_MAX, 0, UINT32_MAX}                  /* any length */
+#define LEN_MAX(n) {LEN_K_MAX, 0, (n)}                      /* at most n bytes */
+#define LEN_EACH(k, n) {LEN_K_EACH, (k), (n)}               /* exactly arg k times n */
+#define LEN_UPTO_EACH(k, n) {LEN_K_UPTO_EACH, (k), (n)}     /* at most arg k times n */
+#define LEN_MULT(n) {LEN_K_MULT, 0, (n)}                    /* a multiple of n */
+/* arg k notice bytes (a multiple of 8) first, then data: arg k <= length */
+#define LEN_NOTICES(k) {LEN_K_NOTICES, (k), 8}
+
+/* Argument rules. */
+enum {
+    ARG_ANY,   /* anything (checked by the handler if it matters) */
+    ARG_PAGE,  /* a page number of the region */
+    ARG_PAGE32,/* its low 32 bits are a page number (packed arguments) */
+    ARG_COUNT, /* a count of page entries: at most the region's pages */
+    ARG_LOCK,  /* a lock id, below TSR_MAX_LOCKS */
+    ARG_NODE,  /* a node of the job, or -1 (all of them) */
+    ARG_REPLY, /* an outstanding request id, sent to the sender, due this type */
+};
+#define ARGS(a0, a1, a2) {(a0), (a1), (a2)}
+
+/* Sizes the rules use (the transport knows no page table). */
+#define MSG_PAGE 4096
+#define MSG_FETCH_MAX 256                       /* TSR_FETCH_AHEAD's maximum */
+#define MSG_DIFF_ENTRY_MAX (8 + 5 * MSG_PAGE / 2) /* outbox entry of DIFF_MAX bytes */
+#define MSG_BYTES_MAX (64u << 20) /* Tmk_distribute's and am_echo's limit */
+
+/*  name                arg0                   arg1            arg2            payload                     len  args  meaning */
 #define TSR_MESSAGES(X) \
-    X(MSG_PAGE_REQ,       "page",                "waiter",       "count,stride", "-",                        "fetch the master copies of pages page + i*stride, i < count, from their home") \
-    X(MSG_PAGE_REP,       "page",                "waiter",       "count,stride", "u32 versions, pages",      "those pages, and the home version each one is") \
-    X(MSG_DIFF,           "count",               "waiter",       "-",            "(page,len,diff)*",         "a releaser's diffs for pages homed at the receiver") \
-    X(MSG_DIFF_ACK,       "count",               "waiter",       "-",            "(page,version)*",          "diffs applied; the versions they produced") \
-    X(MSG_LOCK_ACQ,       "lock",                "-",            "-",            "-",                        "ask the lock's manager for the lock") \
-    X(MSG_LOCK_GRANT,     "lock",                "notice bytes", "-",            "notices, bound data",      "the lock, with the write notices and the data bound to it") \
-    X(MSG_LOCK_REL,       "lock",                "notice bytes", "epoch",        "notices, bound data",      "give the lock back, with the releaser's new notices and the bound data (counted by the barrier ending epoch)") \
-    X(MSG_BARRIER_ARRIVE, "epoch",               "notice bytes", "-",            "notices, u32 sent[nodes], call", "a node reached the barrier; the notices it knows, the unacked messages it sent to each node, and the collective call it is in (kind, size, attributes hash)") \
-    X(MSG_BARRIER_DONE,   "epoch",               "expected",     "-",            "notices",                  "every node arrived; the union of their notices; how many unacked messages the receiver must await") \
-    X(MSG_MU_REQ,         "page,n,want",         "reply",        "-",            "-",                        "Munin: ask a page's manager for pages [page, page+n) with access `want`") \
-    X(MSG_MU_GRANT,       "page,n,access,flags", "reply",        "copyset",      "n pages or -",             "Munin: the access granted (with the pages' bytes when flags say so), or a refusal") \
-    X(MSG_MU_RETURN,      "page",                "reply",        "-",            "page bytes or -",          "Munin: the sender drops its copy (the master copy comes back with it)") \
-    X(MSG_MU_INVAL,       "page,mode",           "ctx",          "-",            "-",                        "Munin: drop (or write-protect) your copy; send it back if it is the master") \
-    X(MSG_MU_INVAL_ACK,   "page",                "ctx",          "-",            "page bytes or -",          "Munin: copy dropped or protected; the master copy if the sender held it") \
-    X(MSG_MU_UPDATE,      "count",               "ctx or 0",     "epoch",        "(page,len,diff)*",         "Munin: a release's diffs for the receiver's copies (ctx 0: counted by the barrier, no ack)") \
-    X(MSG_MU_UPDATE_ACK,  "-",                   "ctx",          "-",            "-",                        "Munin: updates applied (and forwarded, at the manager)") \
-    X(MSG_MU_FROZEN,      "count",               "-",            "-",            "(page,8,copyset)*",        "Munin: these producer_consumer pages now have a fixed copyset: update it directly") \
-    X(MSG_MU_REDUCE,      "offset,op,type",      "reply",        "operand",      "-",                        "Munin: Fetch_and_Phi at the reduction object's owner") \
-    X(MSG_MU_REDUCE_REP,  "-",                   "reply",        "old value",    "-",                        "Munin: the value before the operation") \
-    X(MSG_LOCK_PEEK,      "lock",                "reply",        "-",            "-",                        "read the data bound to a lock without taking it (served when the lock is free)") \
-    X(MSG_LOCK_DATA,      "lock",                "reply",        "-",            "bound data or -",          "the data bound to a lock, for a MSG_LOCK_PEEK") \
-    X(MSG_WHERE_ASK,      "question",            "lock or -1",   "-",            "-",                        "stall detector: the sender has waited long; where is the receiver (and does it hold this lock)?") \
-    X(MSG_WHERE,          "question",            "-",            "-",            "where record",             "stall detector: the last collective call entered, still in it or not, the lock waited for, the lock held") \
-    X(MSG_ADOPT_REQ,      "page",                "reply",        "-",            "-",                        "which pages around `page` of the receiver's tsr_malloc arena has it allocated?") \
-    X(MSG_ADOPT_REP,      "first",               "reply",        "count,proto",  "-",                        "pages [first, first+count) are allocated, kept by protocol `proto` (count 0: `page` is not)") \
-    X(MSG_DISTRIBUTE,     "image",               "waiter",       "offset",       "bytes",                    "Tmk_distribute: write the bytes at `offset` in loaded image `image` of the receiver (its globals)") \
-    X(MSG_DISTRIBUTE_ACK, "-",                   "waiter",       "-",            "-",                        "the bytes of a MSG_DISTRIBUTE are written") \
-    X(MSG_ECHO_REQ,       "-",                   "waiter",       "-",            "any",                      "transport round-trip probe (bench)") \
-    X(MSG_ECHO_REP,       "-",                   "waiter",       "-",            "any",                      "reply to MSG_ECHO_REQ with the same payload") \
-    X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \
-    X(MSG_BYE,            "-",                   "-",            "-",            "-",                        "the sender finished tsr_finalize; its connection may close") \
-    X(MSG_HEARTBEAT,      "-",                   "-",            "-",            "-",                        "the sender's comm thread is alive (sent every TSR_HEARTBEAT/4 s; a payload is refused; not counted in the statistics)")
+    X(MSG_PAGE_REQ,       "page",                "reply",        "count,stride", "-",                        LEN_NONE, ARGS(ARG_PAGE, ARG_ANY, ARG_ANY), "fetch the master copies of pages page + i*stride, i < count, from their home") \
+    X(MSG_PAGE_REP,       "page",                "reply",        "count,stride", "u32 versions, pages",      LEN_MAX(MSG_FETCH_MAX * (4 + MSG_PAGE)), ARGS(ARG_PAGE, ARG_REPLY, ARG_ANY), "those pages, and the home version each one is") \
+    X(MSG_DIFF,           "count",               "reply",        "-",            "(page,len,diff)*",         LEN_UPTO_EACH(0, MSG_DIFF_ENTRY_MAX), ARGS(ARG_COUNT, ARG_ANY, ARG_ANY), "a releaser's diffs for pages homed at the receiver") \
+    X(MSG_DIFF_ACK,       "count",               "reply",        "-",            "(page,version)*",          LEN_EACH(0, 8), ARGS(ARG_COUNT, ARG_REPLY, ARG_ANY), "diffs applied; the versions they produced") \
+    X(MSG_LOCK_ACQ,       "lock",                "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "ask the lock's manager for the lock") \
+    X(MSG_LOCK_GRANT,     "lock",                "notice bytes", "-",            "notices, bound data",      LEN_NOTICES(1), ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "the lock, with the write notices and the data bound to it") \
+    X(MSG_LOCK_REL,       "lock",                "notice bytes", "epoch",        "notices, bound data",      LEN_NOTICES(1), ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "give the lock back, with the releaser's new notices and the bound data (counted by the barrier ending epoch)") \
+    X(MSG_BARRIER_ARRIVE, "epoch",               "notice bytes", "-",            "notices, u32 sent[nodes], call", LEN_NOTICES(1), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "a node reached the barrier; the notices it knows, the unacked messages it sent to each node, and the collective call it is in (kind, size, attributes hash)") \
+    X(MSG_BARRIER_DONE,   "epoch",               "expected",     "-",            "notices",                  LEN_MULT(8), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "every node arrived; the union of their notices; how many unacked messages the receiver must await") \
+    X(MSG_MU_REQ,         "page,n,want",         "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_PAGE32, ARG_ANY, ARG_ANY), "Munin: ask a page's manager for pages [page, page+n) with access `want`") \
+    X(MSG_MU_GRANT,       "page,n,access,flags", "reply",        "copyset",      "n pages or -",             LEN_MAX(0xffff * MSG_PAGE), ARGS(ARG_PAGE32, ARG_REPLY, ARG_ANY), "Munin: the access granted (with the pages' bytes when flags say so), or a refusal") \
+    X(MSG_MU_RETURN,      "page",                "reply",        "-",            "page bytes or -",          LEN_MAX(MSG_PAGE), ARGS(ARG_PAGE, ARG_ANY, ARG_ANY), "Munin: the sender drops its copy (the master copy comes back with it)") \
+    X(MSG_MU_INVAL,       "page,mode",           "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_PAGE32, ARG_ANY, ARG_ANY), "Munin: drop (or write-protect) your copy; send it back if it is the master") \
+    X(MSG_MU_INVAL_ACK,   "page",                "reply",        "-",            "page bytes or -",          LEN_MAX(MSG_PAGE), ARGS(ARG_PAGE, ARG_REPLY, ARG_ANY), "Munin: copy dropped or protected; the master copy if the sender held it") \
+    X(MSG_MU_UPDATE,      "count",               "reply or 0",   "epoch",        "(page,len,diff)*",         LEN_UPTO_EACH(0, MSG_DIFF_ENTRY_MAX), ARGS(ARG_COUNT, ARG_ANY, ARG_ANY), "Munin: a release's diffs for the receiver's copies (reply 0: counted by the barrier, no ack)") \
+    X(MSG_MU_UPDATE_ACK,  "-",                   "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "Munin: updates applied (and forwarded, at the manager)") \
+    X(MSG_MU_FROZEN,      "count",               "-",            "-",            "(page,8,copyset)*",        LEN_EACH(0, 16), ARGS(ARG_COUNT, ARG_ANY, ARG_ANY), "Munin: these producer_consumer pages now have a fixed copyset: update it directly") \
+    X(MSG_MU_REDUCE,      "offset,op,type",      "reply",        "operand",      "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "Munin: Fetch_and_Phi at the reduction object's owner") \
+    X(MSG_MU_REDUCE_REP,  "-",                   "reply",        "old value",    "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "Munin: the value before the operation") \
+    X(MSG_LOCK_PEEK,      "lock",                "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "read the data bound to a lock without taking it (served when the lock is free); its reply is still the waiter's address (sync/lock.c)") \
+    X(MSG_LOCK_DATA,      "lock",                "reply",        "-",            "bound data or -",          LEN_ANY, ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "the data bound to a lock, for a MSG_LOCK_PEEK") \
+    X(MSG_WHERE_ASK,      "question",            "lock or -1",   "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "stall detector: the sender has waited long; where is the receiver (and does it hold this lock)?") \
+    X(MSG_WHERE,          "question",            "-",            "-",            "where record",             LEN_MAX(256), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "stall detector: the last collective call entered, still in it or not, the lock waited for, the lock held") \
+    X(MSG_ADOPT_REQ,      "page",                "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_PAGE, ARG_ANY, ARG_ANY), "which pages around `page` of the receiver's tsr_malloc arena has it allocated?") \
+    X(MSG_ADOPT_REP,      "first",               "reply",        "count,proto",  "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "pages [first, first+count) are allocated, kept by protocol `proto` (count 0: `page` is not)") \
+    X(MSG_DISTRIBUTE,     "image",               "reply",        "offset",       "bytes",                    LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "Tmk_distribute: write the bytes at `offset` in loaded image `image` of the receiver (its globals)") \
+    X(MSG_DISTRIBUTE_ACK, "-",                   "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "the bytes of a MSG_DISTRIBUTE are written") \
+    X(MSG_ECHO_REQ,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "transport round-trip probe (bench)") \
+    X(MSG_ECHO_REP,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "reply to MSG_ECHO_REQ with the same payload") \
+    X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               LEN_MAX(4096), ARGS(ARG_NODE, ARG_ANY, ARG_ANY), "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \
+    X(MSG_BYE,            "-",                   "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "the sender finished tsr_finalize; its connection may close") \
+    X(MSG_HEARTBEAT,      "-",                   "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "the sender's comm thread is alive (sent every TSR_HEARTBEAT/4 s; not counted in the statistics)")
 
 enum {
-#define TSR_MSG_ENUM(name, a0, a1, a2, pl, meaning) name,
+#define TSR_MSG_ENUM(name, a0, a1, a2, pl, len, args, meaning) name,
     TSR_MESSAGES(TSR_MSG_ENUM)
 #undef TSR_MSG_ENUM
     MSG_COUNT

@@ -301,6 +301,11 @@ static void watch_mesh(int j, struct pollfd *p)
     if (n > 0)
         log_die_status(1, "protocol error: node %d wrote on its TCP connection, which the shm "
                        "transport does not use", j);
+    /* A finished peer wrote its MSG_BYE into the ring before it closed the
+     * socket, but the two are separate channels: read the ring to its end
+     * first, so a clean exit is not taken for a crash. */
+    while (receive(j))
+        ;
     core_link_closed(j);
     close(p->fd);
     boot.peer_fd[j] = p->fd = -1;

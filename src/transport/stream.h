@@ -26,6 +26,7 @@ typedef struct rx_stream {
     char *big;          /* a message larger than buf, being received */
     size_t big_have, big_need;
     tsr_msg_hdr big_hdr;
+    size_t skip;        /* bytes of a rejected message still to drop */
 } rx_stream;
 
 /* Sets up the stream from node src; exits naming the cause if memory is short. */

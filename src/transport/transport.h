@@ -63,8 +63,9 @@ void am_expect_reply(void);
  * lock would wait forever for that same lock). */
 void am_guard_range(const void *base, size_t size);
 
-/* Sends len bytes to dest, which returns them; waits for them into reply.
- * The transport's own round trip, for tests and benchmarks. */
+/* Sends len bytes (at most MSG_BYTES_MAX) to dest, which returns them;
+ * waits for them into reply. The transport's own round trip, for tests and
+ * benchmarks. */
 void am_echo(int dest, const void *buf, size_t len, void *reply);
 /* Stops the whole job: every node, this one included, exits naming `cause`
  * (the MSG_ABORT path a node's failure takes). Callable from any thread. */
@@ -73,9 +74,26 @@ void am_abort(const char *cause) __attribute__((noreturn));
 /* Registers the transport's own handlers (echo). */
 void am_init(void);
 
-/* For backends: runs the handler of a received message; copies a stack
- * message (heap == -1) that must be queued into one the transport owns. */
+/* For backends: runs the handler of a received message, if it keeps its
+ * type's rule (am_check) and, as a reply, answers an outstanding request
+ * (request.h); copies a stack message (heap == -1) that must be queued into
+ * one the transport owns. */
 am_msg *am_detach(am_msg *m);
 void am_dispatch(int src, const tsr_msg_hdr *h, void *payload);
+
+/* 0 if header h, received from node src, keeps its type's rule (msg.h):
+ * a known type, the sender it came from, the payload length and argument
+ * ranges. Otherwise rejects it (am_reject) and returns -1. A backend calls
+ * it before it allocates room for a payload. */
+int am_check(int src, const tsr_msg_hdr *h);
+
+/* Rejects a message from src: counts it (messages_rejected) and logs the
+ * rule it broke (printf-style), at most a few lines a second. For handlers
+ * whose own checks fail; the message must then change no state. */
+void am_reject(int src, const tsr_msg_hdr *h, const char *rule, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The region's page count, for the page rules of msg.h. */
+void am_limit_pages(uint32_t pages);
 
 #endif

@@ -4,8 +4,8 @@
  * randomization loads the program at a different address in each process;
  * Tmk_malloc memory written under Tmk_lock_acquire is seen by all; Tmk_free
  * makes room that Tmk_malloc reuses. With an argument, a misuse that must
- * stop the job: "stack" (Tmk_distribute of a local variable), "lock" (an
- * id out of range). */
+ * stop the job: "stack" (Tmk_distribute of a local variable), "big" (of
+ * more than 64 MiB), "lock" (an id out of range). */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +13,7 @@
 
 static long *counter;    /* Tmk_malloc'd by the last process, distributed */
 static int table[2000];  /* filled by the last process, distributed */
+static char huge[(64 << 20) + 1]; /* too big to distribute (never touched) */
 
 int main(int argc, char **argv)
 {
@@ -22,6 +23,8 @@ int main(int argc, char **argv)
         int local = 1;
         Tmk_distribute((char *)&local, sizeof local);
     }
+    if (argc > 1 && !strcmp(argv[1], "big"))
+        Tmk_distribute(huge, sizeof huge);
     if (argc > 1 && !strcmp(argv[1], "lock"))
         Tmk_lock_acquire(TMK_NLOCKS);
     if (Tmk_proc_id == last) {

@@ -10,6 +10,8 @@ for n in 1 2 3 4; do
 done
 expect_fail "tmk: Tmk_distribute of a local variable names it" \
     "Tmk_distribute(0x[0-9a-f]*, 4): not a writable global variable" $TSRUN -n 2 $B/tests/mp/tmk_api stack
+expect_fail "tmk: Tmk_distribute of more than 64 MiB is refused" \
+    "Tmk_distribute(0x[0-9a-f]*, 67108865): more than 64 MiB" $TSRUN -n 2 $B/tests/mp/tmk_api big
 expect_fail "tmk: lock id out of range" "Tmk_lock_acquire(4096): lock id out of range" \
     $TSRUN -n 2 $B/tests/mp/tmk_api lock
 expect_fail "jia: lock id out of range" "jia_lock(4096): lock id out of range" \
