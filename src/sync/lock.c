@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "coherence/coherence.h"
+#include "coherence/payload.h"
 #include "coherence/protocol.h"
 #include "stats/stats.h"
 #include "sync/stall.h"
@@ -22,21 +23,21 @@ typedef struct peeker {
     uint64_t reply;
 } peeker;
 
-/* Manager state of one lock. `queue` is a ring of waiting node ids; a node
- * waits for at most one lock, so cfg.nodes slots always suffice. `notices`
- * gathers what the lock's releasers knew; `given[node]` is its clock when
- * `node` was last granted the lock, so that a grant carries only what that
- * node has not been given yet (it applied the rest at its earlier grants)
- * and costs what changed, not all that the epoch has gathered. `data` is
- * the data bound to the lock (coh_lock_data) as its last holder left it. */
+/* A request waiting in a lock's queue, with its payload (the grant is
+ * built from it when the lock comes free). */
+typedef struct waiting {
+    int node;
+    void *req;
+    size_t len;
+} waiting;
+
+/* Manager state of one lock. `queue` is a ring of waiting requests; a node
+ * waits for at most one lock, so cfg.nodes slots always suffice. What the
+ * lock's grants and releases carry is the protocols' (payload.h). */
 typedef struct lock_mgr {
     int held;
-    int *queue;
+    waiting *queue;
     int qhead, qlen;
-    notice_set notices;
-    uint32_t *given;
-    void *data;
-    size_t dlen;
     peeker *peekers;
 } lock_mgr;
 
@@ -52,8 +53,8 @@ static uint32_t *releases_sent;
 /* The grant this node's application thread waits for. */
 static struct {
     waiter w;
-    void *notices, *data;
-    size_t len, dlen;
+    void *payload;
+    size_t len;
 } grant;
 
 static int manager_of(int id) { return id % cfg.nodes; }
@@ -62,6 +63,16 @@ static void check_id(const char *fn, int id)
 {
     if (id < 0 || id >= TSR_MAX_LOCKS)
         log_die("%s(%d): lock id out of range [0, %d)", fn, id, TSR_MAX_LOCKS);
+}
+
+/* A lock id from the wire: one this node manages. */
+static int wire_lock(int src, const tsr_msg_hdr *h)
+{
+    uint64_t id = h->arg[0];
+    if (id >= TSR_MAX_LOCKS || manager_of((int)id) != cfg.node)
+        log_die_status(1, "protocol error: node %d names lock %llu, not managed here", src,
+                       (unsigned long long)id);
+    return (int)id;
 }
 
 static void *copy_of(const void *p, size_t len)
@@ -73,82 +84,69 @@ static void *copy_of(const void *p, size_t len)
     return c;
 }
 
-/* A grant's or release's payload: the notices (nlen bytes), then the data. */
-static void deliver_grant(const char *payload, size_t nlen, size_t len)
+static void deliver_grant(const void *payload, size_t len)
 {
-    grant.notices = copy_of(payload, nlen);
-    grant.len = nlen;
-    grant.data = copy_of(payload + nlen, len - nlen);
-    grant.dlen = len - nlen;
+    grant.payload = copy_of(payload, len);
+    grant.len = len;
     waiter_done(&grant.w);
 }
 
 /* Called with mgr_mutex held. */
-static void mgr_grant(int id, int node)
+static void mgr_grant(int id, int node, const void *req, size_t rlen)
 {
-    lock_mgr *l = &mgr[id];
-    l->held = 1;
-    if (!l->given && !(l->given = calloc((size_t)cfg.nodes, sizeof *l->given)))
-        log_die_status(1, "out of memory (lock grant)");
-    uint32_t since = l->given[node];
-    l->given[node] = l->notices.clock;
-    char *buf = malloc((size_t)notice_count_since(&l->notices, since) * NOTICE_WIRE + l->dlen + 1);
-    if (!buf)
-        log_die_status(1, "out of memory (lock grant)");
-    size_t nlen = notice_encode(&l->notices, since, buf);
-    if (l->dlen)
-        memcpy(buf + nlen, l->data, l->dlen);
+    mgr[id].held = 1;
+    pbuf out = {0};
+    if (coh_lock_grant(id, node, req, rlen, &out))
+        log_die_status(1, "protocol error: malformed request of lock %d from node %d", id, node);
     if (node == cfg.node)
-        deliver_grant(buf, nlen, nlen + l->dlen);
+        deliver_grant(out.p, out.len);
     else
-        am_send(node, MSG_LOCK_GRANT, (uint64_t)id, nlen, 0, buf, nlen + l->dlen);
-    free(buf);
+        am_send(node, MSG_LOCK_GRANT, (uint64_t)id, 0, 0, out.p, out.len);
+    pbuf_free(&out);
 }
 
-/* Called with mgr_mutex held. */
-static void set_data(lock_mgr *l, const void *data, size_t len)
-{
-    free(l->data);
-    l->data = copy_of(data, len);
-    l->dlen = len;
-}
-
-static void mgr_acquire(int id, int node)
+static void mgr_acquire(int id, int node, const void *req, size_t rlen)
 {
     pthread_mutex_lock(&mgr_mutex);
     lock_mgr *l = &mgr[id];
     if (!l->held) {
-        mgr_grant(id, node);
+        mgr_grant(id, node, req, rlen);
     } else {
-        if (!l->queue)
-            l->queue = malloc((size_t)cfg.nodes * sizeof *l->queue);
-        l->queue[(l->qhead + l->qlen++) % cfg.nodes] = node;
+        if (!l->queue && !(l->queue = malloc((size_t)cfg.nodes * sizeof *l->queue)))
+            log_die_status(1, "out of memory (lock queue)");
+        if (l->qlen == cfg.nodes)
+            log_die_status(1, "protocol error: node %d asks for lock %d twice", node, id);
+        l->queue[(l->qhead + l->qlen++) % cfg.nodes] = (waiting){node, copy_of(req, rlen), rlen};
     }
     pthread_mutex_unlock(&mgr_mutex);
 }
 
-static void mgr_release(int id, int node, const char *payload, size_t nlen, size_t len)
+static void answer_peek(int id, int node, uint64_t reply)
+{
+    pbuf out = {0};
+    coh_lock_peek(id, &out);
+    am_send(node, MSG_LOCK_DATA, (uint64_t)id, reply, 0, out.p, out.len);
+    pbuf_free(&out);
+}
+
+static void mgr_release(int id, int node, const void *payload, size_t len)
 {
     pthread_mutex_lock(&mgr_mutex);
     lock_mgr *l = &mgr[id];
-    if (nlen > len || notice_merge_wire(&l->notices, payload, nlen))
-        log_die_status(1, "protocol error: malformed notices released with lock %d", id);
-    /* Nobody else released the lock while `node` held it: it now knows
-     * every notice of the set, its own included. */
-    l->given[node] = l->notices.clock;
-    if (len > nlen)
-        set_data(l, payload + nlen, len - nlen);
+    if (!l->held || coh_lock_merge(id, node, payload, len))
+        log_die_status(1, "protocol error: malformed release of lock %d from node %d", id, node);
     for (peeker *pk = l->peekers, *next; pk; pk = next) {
         next = pk->next;
-        am_send(pk->node, MSG_LOCK_DATA, (uint64_t)id, pk->reply, 0, l->data, l->dlen);
+        answer_peek(id, pk->node, pk->reply);
         free(pk);
     }
     l->peekers = NULL;
     if (l->qlen) {
-        int next = l->queue[l->qhead];
+        waiting next = l->queue[l->qhead];
         l->qhead = (l->qhead + 1) % cfg.nodes;
         l->qlen--;
-        mgr_grant(id, next);
+        mgr_grant(id, next.node, next.req, next.len);
+        free(next.req);
     } else {
         l->held = 0;
     }
@@ -157,31 +155,29 @@ static void mgr_release(int id, int node, const char *payload, size_t nlen, size
 
 static void on_lock_acq(int src, const tsr_msg_hdr *h, void *payload)
 {
-    mgr_acquire((int)h->arg[0], src);
+    mgr_acquire(wire_lock(src, h), src, payload, h->len);
 }
 
 static void on_lock_rel(int src, const tsr_msg_hdr *h, void *payload)
 {
-    mgr_release((int)h->arg[0], src, payload, h->arg[1], h->len);
+    mgr_release(wire_lock(src, h), src, payload, h->len);
     coh_counted_arrival((uint32_t)h->arg[2]);
 }
 
 static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
 {
-    if (h->arg[1] > h->len)
-        log_die_status(1, "protocol error: malformed grant of lock %d", (int)h->arg[0]);
-    deliver_grant(payload, h->arg[1], h->len);
+    deliver_grant(payload, h->len);
 }
 
 /* A node reads the lock's bound data without the lock: now if the lock is
  * free, else when it is released. */
 static void on_lock_peek(int src, const tsr_msg_hdr *h, void *payload)
 {
-    int id = (int)h->arg[0];
+    int id = wire_lock(src, h);
     pthread_mutex_lock(&mgr_mutex);
     lock_mgr *l = &mgr[id];
     if (!l->held) {
-        am_send(src, MSG_LOCK_DATA, (uint64_t)id, h->arg[1], 0, l->data, l->dlen);
+        answer_peek(id, src, h->arg[1]);
     } else {
         peeker *pk = malloc(sizeof *pk);
         if (!pk)
@@ -194,15 +190,10 @@ static void on_lock_peek(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_lock_data(int src, const tsr_msg_hdr *h, void *payload)
 {
-    coh_lock_install((int)h->arg[0], payload, h->len, 0);
+    if (h->arg[0] >= TSR_MAX_LOCKS || coh_lock_peeked((int)h->arg[0], payload, h->len))
+        log_die_status(1, "protocol error: malformed data of lock %d from node %d",
+                       (int)h->arg[0], src);
     waiter_done((waiter *)(uintptr_t)h->arg[1]);
-}
-
-void lock_set_data(int id, const void *data, size_t len)
-{
-    pthread_mutex_lock(&mgr_mutex);
-    set_data(&mgr[id], data, len);
-    pthread_mutex_unlock(&mgr_mutex);
 }
 
 void lock_init(void)
@@ -227,15 +218,6 @@ void lock_count_releases(uint32_t *sent)
     memset(releases_sent, 0, (size_t)cfg.nodes * sizeof *releases_sent);
 }
 
-void lock_prune(const notice_set *global)
-{
-    pthread_mutex_lock(&mgr_mutex);
-    for (int id = cfg.node; id < TSR_MAX_LOCKS; id += cfg.nodes)
-        if (mgr[id].notices.n)
-            notice_prune(&mgr[id].notices, global);
-    pthread_mutex_unlock(&mgr_mutex);
-}
-
 void tsr_lock(int id)
 {
     guard_check("tsr_lock");
@@ -245,19 +227,20 @@ void tsr_lock(int id)
     double t0 = now_s();
     int m = manager_of(id);
     waiter_init(&grant.w, 1);
+    pbuf req = {0};
+    coh_lock_request(id, &req);
     if (m == cfg.node) {
-        mgr_acquire(id, cfg.node);
+        mgr_acquire(id, cfg.node, req.p, req.len);
     } else {
-        am_send(m, MSG_LOCK_ACQ, (uint64_t)id, 0, 0, NULL, 0);
+        am_send(m, MSG_LOCK_ACQ, (uint64_t)id, 0, 0, req.p, req.len);
         STAT_ADD(remote_lock_acquires, 1);
     }
+    pbuf_free(&req);
     stall_wait(&grant.w, id);
     held_here[id] = 1;
-    coh_acquire(grant.notices, grant.len);
-    if (grant.dlen)
-        coh_lock_install(id, grant.data, grant.dlen, 1);
-    free(grant.notices);
-    free(grant.data);
+    if (coh_lock_acquire(id, grant.payload, grant.len))
+        log_die_status(1, "protocol error: malformed grant of lock %d", id);
+    free(grant.payload);
     STAT_ADD(lock_acquires, 1);
     STAT_TIME(lock_wait_s, now_s() - t0);
 }
@@ -269,24 +252,15 @@ void tsr_unlock(int id)
     if (!held_here[id])
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
     coh_release();
-    size_t nlen, dlen;
-    void *notices = coh_lock_notices(id, &nlen);
-    void *data = coh_lock_data(id, &dlen);
-    char *msg = malloc(nlen + dlen + 1);
-    if (!msg)
-        log_die("out of memory (lock release)");
-    memcpy(msg, notices, nlen);
-    if (dlen)
-        memcpy(msg + nlen, data, dlen);
+    pbuf rel = {0};
+    coh_lock_release(id, &rel);
     held_here[id] = 0;
     int m = manager_of(id);
     if (m == cfg.node) {
-        mgr_release(id, cfg.node, msg, nlen, nlen + dlen);
+        mgr_release(id, cfg.node, rel.p, rel.len);
     } else {
-        am_send(m, MSG_LOCK_REL, (uint64_t)id, nlen, coh_epoch(), msg, nlen + dlen);
+        am_send(m, MSG_LOCK_REL, (uint64_t)id, 0, coh_epoch(), rel.p, rel.len);
         releases_sent[m]++;
     }
-    free(notices);
-    free(data);
-    free(msg);
+    pbuf_free(&rel);
 }

@@ -15,11 +15,11 @@
     X(MSG_PAGE_REP,       "page",                "waiter",       "count,stride", "u32 versions, pages",      "those pages, and the home version each one is") \
     X(MSG_DIFF,           "count",               "waiter",       "-",            "(page,len,diff)*",         "a releaser's diffs for pages homed at the receiver") \
     X(MSG_DIFF_ACK,       "count",               "waiter",       "-",            "(page,version)*",          "diffs applied; the versions they produced") \
-    X(MSG_LOCK_ACQ,       "lock",                "-",            "-",            "-",                        "ask the lock's manager for the lock") \
-    X(MSG_LOCK_GRANT,     "lock",                "notice bytes", "-",            "notices, bound data",      "the lock, with the write notices and the data bound to it") \
-    X(MSG_LOCK_REL,       "lock",                "notice bytes", "epoch",        "notices, bound data",      "give the lock back, with the releaser's new notices and the bound data (counted by the barrier ending epoch)") \
-    X(MSG_BARRIER_ARRIVE, "epoch",               "notice bytes", "-",            "notices, u32 sent[nodes], call", "a node reached the barrier; the notices it knows, the unacked messages it sent to each node, and the collective call it is in (kind, size, attributes hash)") \
-    X(MSG_BARRIER_DONE,   "epoch",               "expected",     "-",            "notices",                  "every node arrived; the union of their notices; how many unacked messages the receiver must await") \
+    X(MSG_LOCK_ACQ,       "lock",                "-",            "-",            "frames",                   "ask the lock's manager for the lock, with the protocols' request payloads (coherence/payload.h)") \
+    X(MSG_LOCK_GRANT,     "lock",                "-",            "-",            "frames",                   "the lock, with the protocols' grant payloads (write notices, data bound to the lock)") \
+    X(MSG_LOCK_REL,       "lock",                "-",            "epoch",        "frames",                   "give the lock back, with the protocols' release payloads (counted by the barrier ending epoch)") \
+    X(MSG_BARRIER_ARRIVE, "epoch",               "-",            "-",            "u32 sent[nodes], call, frames", "a node reached the barrier; the unacked messages it sent to each node, the collective call it is in (kind, size, attributes hash), and the protocols' arrival payloads") \
+    X(MSG_BARRIER_DONE,   "epoch",               "expected",     "-",            "frames",                   "every node arrived; the protocols' departure payloads (their merge of the arrivals); how many unacked messages the receiver must await") \
     X(MSG_MU_REQ,         "page,n,want",         "reply",        "-",            "-",                        "Munin: ask a page's manager for pages [page, page+n) with access `want`") \
     X(MSG_MU_GRANT,       "page,n,access,flags", "reply",        "copyset",      "n pages or -",             "Munin: the access granted (with the pages' bytes when flags say so), or a refusal") \
     X(MSG_MU_RETURN,      "page",                "reply",        "-",            "page bytes or -",          "Munin: the sender drops its copy (the master copy comes back with it)") \
@@ -31,7 +31,7 @@
     X(MSG_MU_REDUCE,      "offset,op,type",      "reply",        "operand",      "-",                        "Munin: Fetch_and_Phi at the reduction object's owner") \
     X(MSG_MU_REDUCE_REP,  "-",                   "reply",        "old value",    "-",                        "Munin: the value before the operation") \
     X(MSG_LOCK_PEEK,      "lock",                "reply",        "-",            "-",                        "read the data bound to a lock without taking it (served when the lock is free)") \
-    X(MSG_LOCK_DATA,      "lock",                "reply",        "-",            "bound data or -",          "the data bound to a lock, for a MSG_LOCK_PEEK") \
+    X(MSG_LOCK_DATA,      "lock",                "reply",        "-",            "frames",                   "the protocols' answer to a MSG_LOCK_PEEK (the data bound to the lock)") \
     X(MSG_WHERE_ASK,      "question",            "lock or -1",   "-",            "-",                        "stall detector: the sender has waited long; where is the receiver (and does it hold this lock)?") \
     X(MSG_WHERE,          "question",            "-",            "-",            "where record",             "stall detector: the last collective call entered, still in it or not, the lock waited for, the lock held") \
     X(MSG_ADOPT_REQ,      "page",                "reply",        "-",            "-",                        "which pages around `page` of the receiver's tsr_malloc arena has it allocated?") \
