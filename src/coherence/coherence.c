@@ -14,7 +14,8 @@
 #include "util/log.h"
 
 /* Index 0 means "not allocated"; protocol k lives at k + 1. */
-const tsr_protocol *const coh_protocols[COH_NPROTO] = {NULL, &hlrc_protocol, &munin_protocol};
+const tsr_protocol *const coh_protocols[COH_NPROTO] = {NULL, &hlrc_protocol, &munin_protocol,
+                                                      &lrc_protocol};
 
 /* Barrier epochs, and per epoch parity the counted messages still expected
  * (see tsr_protocol.flush): it goes below zero when messages arrive before

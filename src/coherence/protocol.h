@@ -71,9 +71,10 @@ typedef struct tsr_protocol {
 
 extern const tsr_protocol hlrc_protocol;
 extern const tsr_protocol munin_protocol;
+extern const tsr_protocol lrc_protocol;
 
 /* The protocols, by index: tsr_attr.proto + 1 (0: not allocated). */
-#define COH_NPROTO 3
+#define COH_NPROTO 4
 extern const tsr_protocol *const coh_protocols[COH_NPROTO];
 
 /* The protocol that keeps page `page` (NULL: not allocated). */

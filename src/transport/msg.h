@@ -32,6 +32,8 @@
     X(MSG_MU_REDUCE_REP,  "-",                   "reply",        "old value",    "-",                        "Munin: the value before the operation") \
     X(MSG_LOCK_PEEK,      "lock",                "reply",        "-",            "-",                        "read the data bound to a lock without taking it (served when the lock is free)") \
     X(MSG_LOCK_DATA,      "lock",                "reply",        "-",            "frames",                   "the protocols' answer to a MSG_LOCK_PEEK (the data bound to the lock)") \
+    X(MSG_LRC_DIFF_REQ,   "page",                "reply",        "lo<<32|hi",    "-",                        "LRC: the receiver's diffs of `page` that cover any of its intervals lo..hi (made now if still pending)") \
+    X(MSG_LRC_DIFF_REP,   "page",                "reply",        "count",        "(first,last,len,diff)*",   "LRC: those diffs, each with the intervals it covers, padded to 4 bytes") \
     X(MSG_WHERE_ASK,      "question",            "lock or -1",   "-",            "-",                        "stall detector: the sender has waited long; where is the receiver (and does it hold this lock)?") \
     X(MSG_WHERE,          "question",            "-",            "-",            "where record",             "stall detector: the last collective call entered, still in it or not, the lock waited for, the lock held") \
     X(MSG_ADOPT_REQ,      "page",                "reply",        "-",            "-",                        "which pages around `page` of the receiver's tsr_malloc arena has it allocated?") \

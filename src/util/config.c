@@ -123,6 +123,7 @@ void config_load(void)
     static const char *const progress[] = {"hybrid", "spin", "block", NULL};
     static const char *const detect[] = {"all", "cache-only", NULL};
     static const char *const access[] = {"segv", "uffd", "auto", NULL};
+    static const char *const proto[] = {"hlrc", "lrc", NULL};
 
     load_job();
     log_set_node(cfg.node);
@@ -140,4 +141,7 @@ void config_load(void)
     cfg.stall_abort_s = (unsigned)env_long("TSR_STALL_ABORT", 0, 0, 86400);
     cfg.malloc_memory = env_size("TSR_MALLOC_MEMORY", cfg.memory / 4, 0, cfg.memory - 1,
                                  "below TSR_MEMORY");
+    cfg.proto_lrc = env_choice("TSR_PROTO", proto, 0);
+    cfg.lrc_gc_bytes = env_size("TSR_LRC_GC_BYTES", (size_t)64 << 20, (size_t)64 << 10,
+                                (size_t)1 << 40, "64K to 1T");
 }

@@ -35,6 +35,8 @@ typedef struct tsr_config {
     unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */
     unsigned stall_abort_s;   /* TSR_STALL_ABORT: stop the job after it (0: never) */
     size_t malloc_memory;     /* TSR_MALLOC_MEMORY: top of the region kept for tsr_malloc */
+    int proto_lrc;            /* TSR_PROTO=hlrc (default) | lrc: what TSR_PROTO_HLRC means */
+    size_t lrc_gc_bytes;      /* TSR_LRC_GC_BYTES: LRC's interval and diff memory bound */
 } tsr_config;
 
 extern tsr_config cfg;

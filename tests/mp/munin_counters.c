@@ -49,6 +49,8 @@ int main(int argc, char **argv)
     tsr_barrier();
     CHECK(munin_counter("reductions") == (me == 0 ? (uint64_t)(ROUNDS * n) : 0),
           "%llu reductions performed here", (unsigned long long)munin_counter("reductions"));
+    /* Node 0 reads its count before any node's reading reduction counts. */
+    tsr_barrier();
     CHECK(tsr_reduce_i64(sum, TSR_OP_ADD, 0) == (ROUNDS + 1) * n, "the sum is wrong");
     tsr_barrier();
     return munin_finish("munin_counters");
