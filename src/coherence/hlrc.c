@@ -517,6 +517,7 @@ const tsr_protocol hlrc_protocol = {
     .flush = flush,
     .barrier_done = hlrc_barrier_done,
     .lock_grant = hlrc_lock_grant,
+    .lock_handoff = hlrc_lock_handoff,
     .lock_release = hlrc_lock_release,
     .lock_merge = hlrc_lock_merge,
     .lock_acquire = hlrc_lock_acquire,

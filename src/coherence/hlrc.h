@@ -20,6 +20,7 @@ void hlrc_note(uint32_t page, uint32_t version);
 void hlrc_lock_release(int lock, pbuf *out);
 int hlrc_lock_merge(int lock, int node, const void *p, size_t len);
 int hlrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out);
+int hlrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out);
 int hlrc_lock_acquire(int lock, const void *p, size_t len);
 void hlrc_barrier_arrival(pbuf *out);
 int hlrc_barrier_merge(int node, const void *p, size_t len);

@@ -7,6 +7,8 @@
  * manager what it learned or made since it last released that lock; the
  * manager merges them into the lock's set and grants each acquirer only the
  * part of the set it was not given at its previous grant of the lock. A
+ * releaser that hands the lock straight to the next holder sends what it
+ * knows that it did not send that node at its previous such hand-off. A
  * barrier's root gathers every node's notices and sends back their union,
  * after which every node has acted on them: sets are cleared or pruned.
  */
@@ -36,6 +38,11 @@ typedef struct lock_notices {
 } lock_notices;
 static lock_notices *managed;
 static pthread_mutex_t managed_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* Releaser side, per lock: `handed[node]`, this node's clock when it last
+ * handed the lock straight to `node`, which then got all it knew (the same
+ * argument as `given`; application thread only). */
+static uint32_t **handed;
 
 /* Barrier root (comm thread): the union of the epoch's arrivals. Node:
  * the union received, for pruning. */
@@ -94,6 +101,19 @@ int hlrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out)
     encode(&l->set, l->given[node], out);
     l->given[node] = l->set.clock;
     pthread_mutex_unlock(&managed_mutex);
+    return 0;
+}
+
+int hlrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out)
+{
+    if (req)
+        return -1; /* acquirers send nothing */
+    if (!handed && !(handed = calloc(TSR_MAX_LOCKS, sizeof *handed)))
+        log_die_status(1, "out of memory (lock notices)");
+    if (!handed[lock] && !(handed[lock] = calloc((size_t)cfg.nodes, sizeof *handed[lock])))
+        log_die_status(1, "out of memory (lock notices)");
+    encode(&known, handed[lock][node], out);
+    handed[lock][node] = known.clock;
     return 0;
 }
 

@@ -92,6 +92,7 @@ const tsr_protocol lrc_protocol = {
     .barrier_done = barrier_done,
     .lock_request = lrc_lock_request,
     .lock_grant = lrc_lock_grant,
+    .lock_handoff = lrc_lock_handoff,
     .lock_release = lrc_lock_release,
     .lock_merge = lrc_lock_merge,
     .lock_acquire = lrc_lock_acquire,

@@ -7,10 +7,13 @@
  * writer, indexed by interval; a lock's manager keeps, per lock, the
  * timestamp of what its releasers knew.
  *   request:   the acquirer's timestamp
- *   grant:     the lock's timestamp, and every interval it covers that the
- *              acquirer's does not (from the manager's log)
- *   release:   the releaser's timestamp, and the intervals it knows beyond
- *              the lock's timestamp at its grant (the manager may lack them)
+ *   grant:     from the manager: the lock's timestamp, and every interval
+ *              it covers that the acquirer's does not (from the manager's
+ *              log); from the releaser (hand-off): the same from its own
+ *              timestamp and log
+ *   release:   (to the manager, no next holder) the releaser's timestamp,
+ *              and the intervals it knows beyond the lock's timestamp at its
+ *              last grant from the manager (the manager may lack them)
  *   arrival:   whether this node's memory passed half the GC bound, its
  *              timestamp, its own intervals since the last barrier
  *   departure: the same, merged: any node's request for GC, the maximum
@@ -247,17 +250,30 @@ void lrc_lock_request(int lock, pbuf *out)
         pbuf_put(out, vt, vt_bytes());
 }
 
-int lrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out)
+/* A grant: u32 from the manager (1) or the releaser (0), the timestamp
+ * granted, the intervals it covers that the request's does not. */
+static int grant(const void *req, size_t len, uint32_t from_manager, const uint32_t *v, pbuf *out)
 {
     if (!lrc_active)
         return req ? -1 : 0;
     if (!req || len != vt_bytes())
         return -1;
-    if (!lock_vt[lock])
-        lock_vt[lock] = new_vt();
-    pbuf_put(out, lock_vt[lock], vt_bytes());
-    put_range(out, req, lock_vt[lock]);
+    pbuf_put(out, &from_manager, sizeof from_manager);
+    pbuf_put(out, v, vt_bytes());
+    put_range(out, req, v);
     return 0;
+}
+
+int lrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out)
+{
+    if (lrc_active && !lock_vt[lock])
+        lock_vt[lock] = new_vt();
+    return grant(req, len, 1, lock_vt[lock], out);
+}
+
+int lrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out)
+{
+    return grant(req, len, 0, vt, out);
 }
 
 void lrc_lock_release(int lock, pbuf *out)
@@ -281,17 +297,26 @@ int lrc_lock_merge(int lock, int node, const void *p, size_t len)
     return 0;
 }
 
+/* Only a grant from the manager says what the manager's log holds: a later
+ * release to it sends every interval beyond that. */
 int lrc_lock_acquire(int lock, const void *p, size_t len)
 {
     const char *at = p, *end = at + len;
+    uint32_t from_manager;
+    if (len < sizeof from_manager)
+        return -1;
+    memcpy(&from_manager, at, sizeof from_manager);
+    at += sizeof from_manager;
     const uint32_t *v = take_vt(&at, end);
-    if (!v || each_interval(at, end, NULL))
+    if (!v || from_manager > 1 || each_interval(at, end, NULL))
         return -1;
     each_interval(at, end, apply_interval);
     vt_max(vt, v);
-    if (!seen_vt[lock])
-        seen_vt[lock] = new_vt();
-    memcpy(seen_vt[lock], v, vt_bytes());
+    if (from_manager) {
+        if (!seen_vt[lock])
+            seen_vt[lock] = new_vt();
+        memcpy(seen_vt[lock], v, vt_bytes());
+    }
     return 0;
 }
 

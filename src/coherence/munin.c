@@ -176,6 +176,7 @@ const tsr_protocol munin_protocol = {
     .flush = mu_flush,
     .barrier_done = mu_barrier_done,
     .lock_grant = mu_lock_grant,
+    .lock_handoff = mu_lock_handoff,
     .lock_release = mu_lock_release,
     .lock_merge = mu_lock_merge,
     .lock_acquire = mu_lock_acquire,

@@ -156,8 +156,9 @@ int coh_barrier_apply(const void *p, size_t len)
     READ_FRAMES(p, len, barrier_apply, bytes, blen);
 }
 
-/* The grant reads the request frame of each protocol, present or not. */
-int coh_lock_grant(int lock, int node, const void *req, size_t rlen, pbuf *out)
+/* A grant reads the request frame of each protocol, present or not; built
+ * by the manager (lock_grant) or by the releaser (lock_handoff). */
+static int grant_frames(int lock, int node, const void *req, size_t rlen, pbuf *out, int direct)
 {
     if (coh_frames_valid(req, rlen))
         return -1;
@@ -167,12 +168,14 @@ int coh_lock_grant(int lock, int node, const void *req, size_t rlen, pbuf *out)
     int have = pos < rlen && !frame_next(req, rlen, &pos, &proto, &bytes, &blen);
     for (uint32_t i = 1; i < COH_NPROTO; i++) {
         const tsr_protocol *pr = coh_protocols[i];
+        int (*hook)(int, int, const void *, size_t, pbuf *) =
+            direct ? pr->lock_handoff : pr->lock_grant;
         int mine = have && proto == i;
-        if (mine && !pr->lock_grant)
+        if (mine && !hook)
             return -1;
-        if (pr->lock_grant) {
+        if (hook) {
             size_t at = frame_open(out);
-            if (pr->lock_grant(lock, node, mine ? bytes : NULL, mine ? blen : 0, out))
+            if (hook(lock, node, mine ? bytes : NULL, mine ? blen : 0, out))
                 return -1;
             frame_close(out, at, i);
         }
@@ -180,4 +183,14 @@ int coh_lock_grant(int lock, int node, const void *req, size_t rlen, pbuf *out)
             have = pos < rlen && !frame_next(req, rlen, &pos, &proto, &bytes, &blen);
     }
     return 0;
+}
+
+int coh_lock_grant(int lock, int node, const void *req, size_t rlen, pbuf *out)
+{
+    return grant_frames(lock, node, req, rlen, out, 0);
+}
+
+int coh_lock_handoff(int lock, int node, const void *req, size_t rlen, pbuf *out)
+{
+    return grant_frames(lock, node, req, rlen, out, 1);
 }

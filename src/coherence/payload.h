@@ -30,6 +30,9 @@ void coh_lock_request(int lock, pbuf *out);
 /* At the lock's grantor: the grant for `node`, given the frames of its
  * request. Returns -1 when the request is malformed. */
 int coh_lock_grant(int lock, int node, const void *req, size_t rlen, pbuf *out);
+/* At the releaser, a grant straight to the next holder `node` instead of
+ * a release to the manager; -1 when the request is malformed. */
+int coh_lock_handoff(int lock, int node, const void *req, size_t rlen, pbuf *out);
 void coh_lock_release(int lock, pbuf *out);
 void coh_lock_peek(int lock, pbuf *out);
 void coh_barrier_arrival(pbuf *out);

@@ -46,12 +46,16 @@ typedef struct tsr_protocol {
      * time (under the lock manager's mutex). */
     /* The acquirer's request: what the grantor must know of it. */
     void (*lock_request)(int lock, pbuf *out);
-    /* The grant to `node`, built by the grantor from its request frame
-     * (req NULL, len 0: the request had none). */
+    /* The grant to `node` of a lock free at its manager, built from its
+     * request frame (req NULL, len 0: the request had none). */
     int (*lock_grant)(int lock, int node, const void *req, size_t len, pbuf *out);
-    /* What the releaser hands on (its interval is flushed)... */
+    /* The grant a releaser sends straight to the next holder (its interval
+     * is flushed): the lock's state at the manager is not involved. A
+     * protocol with lock_grant has this too. */
+    int (*lock_handoff)(int lock, int node, const void *req, size_t len, pbuf *out);
+    /* What a releaser with no next holder hands back to the manager... */
     void (*lock_release)(int lock, pbuf *out);
-    /* ...and how the lock's manager merges it. */
+    /* ...and how the manager merges it. */
     int (*lock_merge)(int lock, int node, const void *p, size_t len);
     /* The acquirer applies its grant (every protocol flushed first). */
     int (*lock_acquire)(int lock, const void *p, size_t len);

@@ -2,8 +2,9 @@
  * sync.h - locks and barriers: the points where release consistency makes
  * writes visible.
  *
- * Locks have a manager node (id mod N) that queues requests in FIFO order;
- * the barrier has one manager (node 0). Requests, grants, releases and
+ * Locks have a manager node (id mod N) that keeps the end of a FIFO queue,
+ * whose members grant each other directly (lock.c); the barrier has one
+ * manager (node 0). Requests, grants, releases and
  * barrier messages carry the protocols' payloads (coherence/payload.h),
  * which the protocols build, merge and apply: this layer never reads them.
  */
