@@ -55,7 +55,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CSV_COLUMNS = ["app", "impl", "nodes", "size", "seconds", "speedup", "messages", "bytes",
-               "read_faults", "write_faults", "page_fetches", "diffs", "verified"]
+               "read_faults", "write_faults", "page_fetches", "diffs", "diff_requests",
+               "verified"]
 
 # CSV column -> key of the per-node TSR_STATS_JSON object (summed over nodes).
 COUNTERS = {
@@ -65,28 +66,32 @@ COUNTERS = {
     "write_faults": "write_faults",
     "page_fetches": "page_fetches",
     "diffs": "diffs_created",
+    "diff_requests": "diff_requests",
 }
 
-IMPLS = ("seq", "tessera", "tessera-v", "tessera-munin", "tessera-uffd", "tessera-shm",
-         "mpi-shm", "mpi-tcp")
+IMPLS = ("seq", "tessera", "tessera-v", "tessera-lrc", "tessera-munin", "tessera-uffd",
+         "tessera-shm", "mpi-shm", "mpi-tcp")
 MPI_IMPLS = ("mpi-shm", "mpi-tcp")
 # Tessera variants: (TSR_WRITE_DETECT, extra program arguments, TSR_DETECT,
-# TSR_TRANSPORT).
+# TSR_TRANSPORT, TSR_PROTO).
 #   tessera        the default: home-based LRC with Nautilus' cache-only
 #                  write detection ("NautCO")
 #   tessera-v      every home write detected ("NautV"), which Nautilus'
 #                  Table 1 compares; its applications only, largest node count
+#   tessera-lrc    TreadMarks' homeless lazy protocol (TSR_PROTO=lrc), the
+#                  system Nautilus compared itself with; its applications only
 #   tessera-munin  the app's data under Munin's annotations (--munin), which
 #                  Munin's Tables 3 and 5 compare with message passing
 #   tessera-uffd   the default with access detection by userfaultfd, and so
 #                  exact home write detection, against SIGSEGV (TSR_DETECT)
 #   tessera-shm    the default over the shared-memory transport, against TCP
 #                  (TSR_TRANSPORT): the backend column
-TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv", "tcp"),
-                 "tessera-v": ("all", [], "segv", "tcp"),
-                 "tessera-munin": ("cache-only", ["--munin"], "segv", "tcp"),
-                 "tessera-uffd": ("cache-only", [], "uffd", "tcp"),
-                 "tessera-shm": ("cache-only", [], "segv", "shm")}
+TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv", "tcp", "hlrc"),
+                 "tessera-v": ("all", [], "segv", "tcp", "hlrc"),
+                 "tessera-lrc": ("cache-only", [], "segv", "tcp", "lrc"),
+                 "tessera-munin": ("cache-only", ["--munin"], "segv", "tcp", "hlrc"),
+                 "tessera-uffd": ("cache-only", [], "uffd", "tcp", "hlrc"),
+                 "tessera-shm": ("cache-only", [], "segv", "shm", "hlrc")}
 NAUTILUS_APPS = ("lu", "water", "sor")
 MUNIN_APPS = ("mm", "sor")
 
@@ -343,6 +348,7 @@ def execute(cfg: argparse.Namespace, app: App, impl: str, nodes: int, rep: int) 
             env["TSR_WRITE_DETECT"] = TESSERA_IMPLS[impl][0]
             env["TSR_DETECT"] = TESSERA_IMPLS[impl][2]
             env["TSR_TRANSPORT"] = TESSERA_IMPLS[impl][3]
+            env["TSR_PROTO"] = TESSERA_IMPLS[impl][4]
         start = time.monotonic()
         rc, out, err = run_process(command(cfg, app, impl, nodes), env, cfg.timeout)
         run.wall = time.monotonic() - start
@@ -437,11 +443,12 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
                     skipped.append(note)
                 continue
             if (impl == "tessera-v" and app.name not in NAUTILUS_APPS and not cfg.detect_both
+                    or impl == "tessera-lrc" and app.name not in NAUTILUS_APPS
                     or impl == "tessera-munin" and app.name not in MUNIN_APPS):
                 continue
             nodes = ([1] if impl == "seq"
-                     else cfg.nodes if impl in ("tessera", "tessera-munin", "tessera-uffd",
-                                                "tessera-shm")
+                     else cfg.nodes if impl in ("tessera", "tessera-lrc", "tessera-munin",
+                                                "tessera-uffd", "tessera-shm")
                      else (cfg.nodes if cfg.detect_both else [max(cfg.nodes)])
                      if impl == "tessera-v" else cfg.mpi_nodes)
             todo += [(app, impl, n) for n in nodes]
@@ -771,42 +778,42 @@ class Report:
                                      "Tessera % diff vs shm"], rows)
 
     def nautilus(self) -> str:
-        """Nautilus' Table 1: t(1) sequential, t(N) DSM, speedup, SIGSEGVs
-        (our write faults) and remote page requests (our page fetches)."""
+        """Nautilus' Table 1: t(1) sequential, then per node count and protocol
+        (home-based cache-only, home-based all-writes, TreadMarks' lazy LRC)
+        t(N), speedup, SIGSEGVs (our write faults), remote page or diff
+        requests, messages and bytes, side by side."""
         apps = [a for a in ("lu", "water", "sor") if a in self.apps]
         if not apps:
             return ""
         nodes = sorted({n for a in apps for n in self.node_counts(a) if n > 1})
         rows = [["t(1) seq"] + [fmt_s(self.seq.get(a)) for a in apps]]
+        variants = (("tessera", "Tessera"), ("tessera-v", "Tessera-V"), ("tessera-lrc", "LRC"))
         for n in nodes:
-            tn = {a: self.secs(a, "tessera", n) for a in apps}
-            rows.append([self.star(n, f"t({n}) Tessera")] + [self.star(n, fmt_s(tn[a])) for a in apps])
             rows.append([self.star(n, f"t({n}) MPI-shm")]
                         + [self.star(n, fmt_s(self.secs(a, "mpi-shm", n))) for a in apps])
-            rows.append([self.star(n, f"Sp({n}) Tessera")]
-                        + [self.star(n, fmt_x(ratio(self.seq.get(a), tn[a]))) for a in apps])
-            rows.append([self.star(n, f"SG({n}) write faults")]
-                        + [self.star(n, fmt_n(self.counter(a, n, "write_faults"))) for a in apps])
-            rows.append([self.star(n, f"gp({n}) page fetches")]
-                        + [self.star(n, fmt_n(self.counter(a, n, "page_fetches"))) for a in apps])
-            if not any(self.secs(a, "tessera-v", n) for a in apps):
-                continue
-            tv = {a: self.secs(a, "tessera-v", n) for a in apps}
-            rows.append([self.star(n, f"t({n}) Tessera-V")] + [self.star(n, fmt_s(tv[a])) for a in apps])
-            rows.append([self.star(n, f"Sp({n}) Tessera-V")]
-                        + [self.star(n, fmt_x(ratio(self.seq.get(a), tv[a]))) for a in apps])
-            rows.append([self.star(n, f"SG({n}) Tessera-V")]
-                        + [self.star(n, fmt_n(self.counter(a, n, "write_faults", "tessera-v")))
-                           for a in apps])
-            rows.append([self.star(n, f"gp({n}) Tessera-V")]
-                        + [self.star(n, fmt_n(self.counter(a, n, "page_fetches", "tessera-v")))
-                           for a in apps])
-        cap = ("**Nautilus Table 1 shape: sequential time, Tessera time, speedup, write faults "
-               "(Nautilus' SG, local SIGSEGVs on writes) and page fetches (gp, remote get-page "
-               "requests), summed over nodes.** Tessera rows use cache-only write detection "
-               "(Nautilus' NautCO, Tessera's default); Tessera-V rows detect every home write "
-               "(NautV, TSR_WRITE_DETECT=all). Nautilus reported 8 nodes; the MPI-shm row "
-               "stands where TreadMarks stood, as the reference.")
+            for impl, name in variants:
+                t = {a: self.secs(a, impl, n) for a in apps}
+                if not any(t.values()):
+                    continue
+                requests = "diff_requests" if impl == "tessera-lrc" else "page_fetches"
+
+                def line(label: str, cell) -> list[str]:
+                    return [self.star(n, f"{label}({n}) {name}")] + [self.star(n, cell(a)) for a in apps]
+                rows.append(line("t", lambda a: fmt_s(t[a])))
+                rows.append(line("Sp", lambda a: fmt_x(ratio(self.seq.get(a), t[a]))))
+                rows.append(line("SG", lambda a: fmt_n(self.counter(a, n, "write_faults", impl))))
+                rows.append(line("gp", lambda a: fmt_n(self.counter(a, n, requests, impl))))
+                rows.append(line("msgs", lambda a: fmt_n(self.counter(a, n, "messages", impl))))
+                rows.append(line("bytes", lambda a: fmt_n(self.counter(a, n, "bytes", impl))))
+        cap = ("**Nautilus Table 1 shape: sequential time, then per protocol the time, "
+               "speedup, write faults (Nautilus' SG, local SIGSEGVs on writes), remote "
+               "requests (gp: page fetches of the home-based protocol, diff requests of the "
+               "lazy one), messages and bytes, summed over nodes.** Tessera rows use the "
+               "home-based protocol with cache-only write detection (Nautilus' NautCO, "
+               "Tessera's default); Tessera-V rows detect every home write (NautV, "
+               "TSR_WRITE_DETECT=all); LRC rows run TreadMarks' homeless lazy protocol "
+               "(TSR_PROTO=lrc), the system Nautilus measured itself against. Nautilus "
+               "reported 8 nodes; the MPI-shm row is the message-passing reference.")
         return cap + "\n\n" + table(["application"] + apps, rows, "l")
 
     def versus(self, other: str, names: tuple[str, str], caption: str) -> str:

@@ -14,7 +14,8 @@
  *   Tessera active-message round trip (comm thread to comm thread)
  *   remote page fetch (fault + request + 4 KiB reply + mprotect), one page
  *   at a time and sequentially (readahead batches the fetches)
- *   remote lock acquire, contended lock hand-off; barrier at 2 and 4 nodes
+ *   remote lock acquire, contended lock hand-off (at 4 nodes also with the
+ *   lock managed by a third node); barrier at 2 and 4 nodes
  *   diff encode / decode of one 4 KiB page (one word, all, every other)
  *
  * then, in a second table with one column per transport backend
@@ -280,6 +281,23 @@ static void bench_lock(void)
     report("lock_handoff", both, 2 * ACQUIRES);
 }
 
+/* Contended, with a manager that takes no part (4-node run): nodes 0 and 1
+ * loop on a lock that node 2 manages, so a hand-off goes through a third
+ * node unless the releaser grants the next holder directly. */
+static void bench_lock_third(void)
+{
+    enum { ACQUIRES = 2000, LOCK = 2 };
+    tsr_barrier();
+    double t0 = now_s();
+    if (tsr_node() < 2)
+        for (int i = 0; i < ACQUIRES; i++) {
+            tsr_lock(LOCK);
+            tsr_unlock(LOCK);
+        }
+    tsr_barrier();
+    report("lock_handoff_3rd", now_s() - t0, 2 * ACQUIRES);
+}
+
 static void bench_barrier(void)
 {
     enum { BARRIERS = 2000 };
@@ -411,6 +429,8 @@ static int node_run(int argc, char **argv)
             bench_diff("all_words", 1, 1024);
         }
     }
+    if (argc <= 2 && tsr_nodes() == 4)
+        bench_lock_third();
     if (argc <= 2)
         bench_barrier();
     tsr_finalize();
@@ -542,7 +562,8 @@ int main(int argc, char **argv)
         collect(&detect[i], self, tsrun, 2, env, "detect", i > 0);
     }
     printf("Tessera micro-benchmarks, microseconds per operation (ratio to the figure it rests on)\n");
-    printf("%ld cores; 2-node runs except barrier_4; columns: TSR_PROGRESS policy, over TSR_TRANSPORT=tcp\n\n",
+    printf("%ld cores; 2-node runs except barrier_4 and the third-node hand-off; columns: "
+           "TSR_PROGRESS policy, over TSR_TRANSPORT=tcp\n\n",
            sysconf(_SC_NPROCESSORS_ONLN));
     header("operation", runs, 3);
     row("raw TCP round trip 64 B, blocking", "tcp_block_64", NULL, runs, 3);
@@ -555,6 +576,7 @@ int main(int argc, char **argv)
     row("page fetch, sequential, per page", "page_fetch_seq", "am_echo_4096", runs, 3);
     row("remote lock acquire+release (vs AM 64 B)", "lock_remote", "am_echo_64", runs, 3);
     row("contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64", runs, 3);
+    row("hand-off, third-node manager, 4 nodes", "lock_handoff_3rd", "am_echo_64", runs, 3);
     row("barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64", runs, 3);
     row("barrier, 4 nodes (vs AM 64 B)", "barrier_4", "am_echo_64", runs, 3);
     row("diff encode, one word changed", "diff_encode_one_word", NULL, runs, 3);

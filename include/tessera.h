@@ -53,7 +53,8 @@ typedef enum {
 /* Which coherence protocol keeps an allocation consistent. */
 typedef enum {
     TSR_PROTO_HLRC = 0, /* home-based lazy release consistency (JIAJIA) */
-    TSR_PROTO_MUNIN     /* Munin's multiple protocols, chosen by `annot` (tessera_munin.h) */
+    TSR_PROTO_MUNIN,    /* Munin's multiple protocols, chosen by `annot` (tessera_munin.h) */
+    TSR_PROTO_LRC       /* TreadMarks' homeless lazy release consistency (homes ignored) */
 } tsr_proto_t;
 
 /* How an allocation is placed and kept coherent. The last two fields are

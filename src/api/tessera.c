@@ -124,7 +124,12 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
     if (first == UINT32_MAX)
         log_die("tsr_alloc(%zu): the shared region (TSR_MEMORY=%zu MiB) has no free run of %u "
                 "pages; raise TSR_MEMORY", bytes, region.size >> 20, pages);
-    coh_map(first, pages, attr);
+    /* TSR_PROTO=lrc: collective allocations that name the default protocol
+     * get TreadMarks' (tsr_malloc's memory stays home-based: adopt.c). */
+    tsr_attr chosen = *attr;
+    if (chosen.proto == TSR_PROTO_HLRC && cfg.proto_lrc)
+        chosen.proto = TSR_PROTO_LRC;
+    coh_map(first, pages, &chosen);
     /* No node may touch the pages before every node has mapped them: a diff
      * or page request must find the page's home and protocol set up. */
     coll_sig sig = coll_sig_of(COLL_ALLOC, bytes, attr);

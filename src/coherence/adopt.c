@@ -9,7 +9,7 @@
  * is INVALID for the home-based protocol). So the first access fetches the
  * master copy, whatever the owner wrote before the pointer reached this
  * node; the write notices for these pages that arrived before were dropped
- * (coherence.c: apply_notice), and nothing is lost by that, since a node
+ * (hlrc_notices.c: apply), and nothing is lost by that, since a node
  * without a copy has nothing stale.
  *
  * A page stays allocated for the protocol after tsr_free_local (its owner

@@ -1,12 +1,13 @@
 /*
  * coherence.h - the coherence layer as synchronization sees it.
  *
- * Release consistency in four calls: a release (unlock, barrier arrival)
- * first flushes this node's writes to their homes and then hands on the
- * write notices it knows; an acquire (lock grant, barrier departure) applies
- * the notices it receives, invalidating stale cached pages. Notices travel
- * transitively: a node passes on the notices it learned as well as its own,
- * so an acquirer sees every write that happened before its acquire.
+ * Release consistency: a release (unlock, barrier arrival) first ends this
+ * node's interval in every protocol (coh_release), then hands on each
+ * protocol's payload; an acquire (lock grant, barrier departure) ends the
+ * interval too and applies the payloads it receives. What the payloads say
+ * (write notices, vector timestamps, data bound to a lock) is each
+ * protocol's own business: locks and barriers carry them as frames
+ * (payload.h) through the hooks of protocol.h.
  */
 #ifndef TSR_COHERENCE_H
 #define TSR_COHERENCE_H
@@ -14,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coherence/notice.h"
+#include "coherence/payload.h"
 #include "tessera.h"
 
 void coh_init(void);
@@ -33,21 +34,10 @@ void coh_release(void);
  * the caller) counts the messages sent without acks that `node` must
  * receive before it leaves the barrier (see tsr_protocol.flush). */
 void coh_barrier_release(uint32_t *sent);
-/* Notices for a lock's releaser to send: those not yet sent with this lock.
- * Returns a malloc'd wire buffer and its length. */
-void *coh_lock_notices(int lock, size_t *len);
-/* Every notice known since the last barrier (barrier arrival). */
-void *coh_all_notices(size_t *len);
-/* Applies notices received with a lock grant. */
-void coh_acquire(const void *notices, size_t len);
 /* At barrier departure: waits for the `expected` counted messages of the
- * epoch, applies the union of notices and starts a new epoch. */
-void coh_barrier_done(const notice_set *global, uint32_t expected);
-
-/* Data bound to a lock (tsr_hint_lock_data): what this node gives up at
- * its release (malloc'd; NULL and *len 0 when nothing is bound), and its
- * installation at the next holder (writable) or a reader without the lock. */
-void *coh_lock_data(int lock, size_t *len);
-void coh_lock_install(int lock, const void *data, size_t len, int writable);
+ * epoch, starts a new epoch, applies the departure's frames and tells every
+ * protocol (tsr_protocol.barrier_done). Returns -1 if the frames are
+ * malformed. */
+int coh_barrier_done(const void *departure, size_t len, uint32_t expected);
 
 #endif

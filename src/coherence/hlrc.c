@@ -378,7 +378,7 @@ static void new_home_version(uint32_t p)
 {
     page_meta *m = &region.meta[p];
     if (atomic_exchange(&m->copied, 0)) {
-        coh_note(p, atomic_fetch_add(&m->version, 1) + 1);
+        hlrc_note(p, atomic_fetch_add(&m->version, 1) + 1);
         COUNTER_ADD(write_notices, 1);
     }
 }
@@ -442,7 +442,7 @@ static void send_diffs(outbox *box, uint32_t total)
     waiter_wait(&ctx.w);
     for (uint32_t i = 0; i < atomic_load(&ctx.nacks); i++) {
         uint32_t p = ctx.acks[2 * i], v = ctx.acks[2 * i + 1];
-        coh_note(p, v);
+        hlrc_note(p, v);
         COUNTER_ADD(write_notices, 1);
         /* Home went from the version we copied straight to ours: our copy
          * is the master copy, still valid. */
@@ -559,7 +559,7 @@ static void on_diff_ack(int src, const tsr_msg_hdr *h, void *payload)
 
 /* ---- Acquire: invalidation ------------------------------------------------ */
 
-static void invalidate(uint32_t p, uint32_t version)
+void hlrc_invalidate(uint32_t p, uint32_t version)
 {
     page_meta *m = &region.meta[p];
     if (is_home(p) || m->state == INVALID || atomic_load(&m->version) >= version)
@@ -589,5 +589,14 @@ const tsr_protocol hlrc_protocol = {
     .unmap = unmap,
     .fault = fault,
     .flush = flush,
-    .invalidate = invalidate,
+    .barrier_done = hlrc_barrier_done,
+    .lock_grant = hlrc_lock_grant,
+    .lock_handoff = hlrc_lock_handoff,
+    .lock_release = hlrc_lock_release,
+    .lock_merge = hlrc_lock_merge,
+    .lock_acquire = hlrc_lock_acquire,
+    .barrier_arrival = hlrc_barrier_arrival,
+    .barrier_merge = hlrc_barrier_merge,
+    .barrier_departure = hlrc_barrier_departure,
+    .barrier_apply = hlrc_barrier_apply,
 };

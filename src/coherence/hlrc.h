@@ -1,8 +1,31 @@
 /* hlrc.h - the page states of the home-based protocol (see hlrc.c), shared
- * with the tests that check its transitions. */
+ * with the tests that check its transitions, and what hlrc.c and its
+ * notices (hlrc_notices.c) share. */
 #ifndef TSR_HLRC_H
 #define TSR_HLRC_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coherence/payload.h"
+
 enum hlrc_state { INVALID = 0, READ, WRITE, HOME_READ, HOME_WRITE, HOME_STICKY, HOME_EXACT };
+
+/* hlrc.c: a notice invalidates the cached copy if it is older. */
+void hlrc_invalidate(uint32_t page, uint32_t version);
+
+/* hlrc_notices.c: records a notice this node made (a new version). */
+void hlrc_note(uint32_t page, uint32_t version);
+/* The synchronization hooks (tsr_protocol). */
+void hlrc_lock_release(int lock, pbuf *out);
+int hlrc_lock_merge(int lock, int node, const void *p, size_t len);
+int hlrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out);
+int hlrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out);
+int hlrc_lock_acquire(int lock, const void *p, size_t len);
+void hlrc_barrier_arrival(pbuf *out);
+int hlrc_barrier_merge(int node, const void *p, size_t len);
+void hlrc_barrier_departure(pbuf *out);
+int hlrc_barrier_apply(const void *p, size_t len);
+void hlrc_barrier_done(void);
 
 #endif

@@ -47,6 +47,9 @@ void munin_set_single(uint32_t first, uint32_t n);
 /* Collective parts of change_annotation / phase_change (see munin_api.c). */
 void munin_reset(uint32_t first, uint32_t n, int annot, unsigned params);
 void munin_bind(uint32_t first, uint32_t n, int lock);
+/* At the lock's manager: keeps the bound objects' current bytes for the
+ * lock's next grant (this node's access to them ends). */
+void munin_lock_keep(int lock);
 /* Fetch_and_Phi: returns the old value's bits. */
 uint64_t munin_reduce(void *addr, tsr_op op, int is_double, uint64_t operand);
 

@@ -136,11 +136,7 @@ void tsr_hint_lock_data(int lock, void *ptr)
     if (manager)
         munin_fetch(first, n);
     munin_bind(first, n, lock);
-    if (manager) {
-        size_t len;
-        void *data = coh_lock_data(lock, &len);
-        lock_set_data(lock, data, len);
-        free(data);
-    }
+    if (manager)
+        munin_lock_keep(lock);
     tsr_barrier();
 }

@@ -22,6 +22,7 @@
 
 #include "coherence/munin.h"
 #include "coherence/outbox.h"
+#include "coherence/payload.h"
 #include "memory/region.h"
 #include "transport/request.h"
 #include "transport/transport.h"
@@ -150,8 +151,14 @@ void mu_reduce_init(void);
 
 /* munin_lockdata.c */
 void mu_bound_fault(uint32_t p, int is_write);
-size_t mu_lock_data(int lock, void *out);
-void mu_lock_install(int lock, const void *data, size_t len, int writable);
+/* The synchronization hooks (tsr_protocol). */
+void mu_lock_release(int lock, pbuf *out);
+int mu_lock_merge(int lock, int node, const void *p, size_t len);
+int mu_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out);
+int mu_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out);
+int mu_lock_acquire(int lock, const void *p, size_t len);
+void mu_lock_peek(int lock, pbuf *out);
+int mu_lock_peeked(int lock, const void *p, size_t len);
 void mu_bound_forget(uint32_t first);
 
 /* munin_object.c: the live objects, in allocation order (application thread). */

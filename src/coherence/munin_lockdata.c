@@ -3,10 +3,13 @@
  * objects are kept in binding order (the same on every node). The holder
  * of the lock has them writable; a grant brings them, a release takes them
  * away; a node reading them without the lock gets a read-only copy from
- * the lock's manager, dropped at its next synchronization.
+ * the lock's manager, dropped at its next synchronization. The bytes travel
+ * as Munin's frame of the lock's payloads (protocol.h): the manager keeps
+ * them as the last holder left them, for the next grant or reader.
  */
 #include "coherence/munin_int.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +18,15 @@
 static mu_object *bound;
 static uint16_t *bound_lock;
 static uint32_t nbound;
+
+/* Manager side: each managed lock's bytes. The lock manager's hooks run one
+ * at a time, but tsr_hint_lock_data stores from the application thread. */
+typedef struct stored {
+    void *data;
+    size_t len;
+} stored;
+static stored *kept;
+static pthread_mutex_t kept_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 void munin_bind(uint32_t first, uint32_t n, int lock)
 {
@@ -59,13 +71,42 @@ static size_t bound_bytes(int lock, void *out, int give_up)
     return len;
 }
 
-size_t mu_lock_data(int lock, void *out) { return bound_bytes(lock, out, 1); }
+static void keep(int lock, const void *data, size_t len)
+{
+    pthread_mutex_lock(&kept_mutex);
+    if (!kept && !(kept = calloc(TSR_MAX_LOCKS, sizeof *kept)))
+        log_die_status(1, "out of memory (Munin lock data)");
+    void *copy = malloc(len);
+    if (!copy)
+        log_die_status(1, "out of memory (Munin lock data)");
+    memcpy(copy, data, len);
+    free(kept[lock].data);
+    kept[lock] = (stored){copy, len};
+    pthread_mutex_unlock(&kept_mutex);
+}
+
+static void give_kept(int lock, pbuf *out)
+{
+    pthread_mutex_lock(&kept_mutex);
+    if (kept)
+        pbuf_put(out, kept[lock].data, kept[lock].len);
+    pthread_mutex_unlock(&kept_mutex);
+}
+
+void munin_lock_keep(int lock)
+{
+    size_t len = bound_bytes(lock, NULL, 0);
+    pbuf b = {0};
+    bound_bytes(lock, pbuf_room(&b, len), 1);
+    keep(lock, b.p, len);
+    pbuf_free(&b);
+}
 
 /* Installs the bound objects' bytes with the given access. */
-void mu_lock_install(int lock, const void *data, size_t len, int writable)
+static int install(int lock, const void *data, size_t len, int writable)
 {
     if (len != bound_bytes(lock, NULL, 0))
-        log_die_status(1, "protocol error: lock %d carries %zu bytes of bound data", lock, len);
+        return -1;
     size_t at = 0;
     for (uint32_t b = 0; b < nbound; b++) {
         if (bound_lock[b] != lock)
@@ -75,7 +116,43 @@ void mu_lock_install(int lock, const void *data, size_t len, int writable)
         mu_set_access(bound[b].first, bound[b].n, writable ? A_OWNED : A_READ);
         at += bytes;
     }
+    return 0;
 }
+
+void mu_lock_release(int lock, pbuf *out)
+{
+    size_t len = bound_bytes(lock, NULL, 0);
+    if (len)
+        bound_bytes(lock, pbuf_room(out, len), 1);
+}
+
+int mu_lock_merge(int lock, int node, const void *p, size_t len)
+{
+    keep(lock, p, len);
+    return 0;
+}
+
+int mu_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out)
+{
+    if (req)
+        return -1; /* acquirers send nothing */
+    give_kept(lock, out);
+    return 0;
+}
+
+int mu_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out)
+{
+    if (req)
+        return -1;
+    mu_lock_release(lock, out);
+    return 0;
+}
+
+int mu_lock_acquire(int lock, const void *p, size_t len) { return install(lock, p, len, 1); }
+
+void mu_lock_peek(int lock, pbuf *out) { give_kept(lock, out); }
+
+int mu_lock_peeked(int lock, const void *p, size_t len) { return install(lock, p, len, 0); }
 
 /* SIGSEGV handler: a read without the lock peeks at the lock's data. */
 void mu_bound_fault(uint32_t p, int is_write)

@@ -1,7 +1,8 @@
 /*
  * protocol.h - what a coherence protocol provides. Each allocation names
  * one; coherence.c routes every fault, interval end and write notice to the
- * protocol of the page concerned. A new protocol adds one of these tables
+ * protocol of the page concerned, and locks and barriers carry each
+ * protocol's payloads through its hooks (payload.h). A new protocol adds one of these tables
  * and touches nothing else. Hooks marked optional may be NULL.
  */
 #ifndef TSR_PROTOCOL_H
@@ -9,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "coherence/payload.h"
 #include "tessera.h"
 
 typedef struct tsr_protocol {
@@ -25,36 +27,64 @@ typedef struct tsr_protocol {
      * where the hardware does not say. */
     void (*fault)(uint32_t page, int is_write);
     /* Ends the interval: makes this node's writes visible where they are
-     * needed and reports a write notice for each (coh_note) if the protocol
-     * uses notices. With sent == NULL (a lock release) it returns once its
+     * needed. With sent == NULL (a lock release) it returns once its
      * changes are applied at their destinations. At a barrier arrival, sent
      * (one counter per node) is given: the protocol may then send without
      * waiting for acks, adding one to sent[dest] per such message, and the
      * receiver calls coh_counted_arrival() for each; the barrier makes every
      * node wait for the messages counted for it before it leaves. */
     void (*flush)(uint32_t *sent);
-    /* Optional: a write notice reached this node at an acquire or a barrier. */
-    void (*invalidate)(uint32_t page, uint32_t version);
-    /* Optional: every node has left the barrier and this node has received
-     * every counted message of the epoch. */
+    /* Optional: every node has left the barrier, this node has received
+     * every counted message of the epoch and applied the departure. */
     void (*barrier_done)(void);
-    /* Optional, data bound to a lock: the bytes this node gives up as it
-     * releases `lock`, copied to out (NULL: just their length)... */
-    size_t (*lock_data)(int lock, void *out);
-    /* ...and their installation at the next holder (writable), or at a node
-     * reading them without the lock (read-only). */
-    void (*lock_install)(int lock, const void *data, size_t len, int writable);
+
+    /* Synchronization payloads, all optional (payload.h frames them).
+     * Writers append to `out` (nothing: no frame); readers get their own
+     * frame's bytes and return -1 when they are malformed, which stops the
+     * job naming the message. Hooks of a lock's grantor (grant, merge,
+     * peek) run on the comm thread or the application thread, one at a
+     * time (under the lock manager's mutex). */
+    /* The acquirer's request: what the grantor must know of it. */
+    void (*lock_request)(int lock, pbuf *out);
+    /* The grant to `node` of a lock free at its manager, built from its
+     * request frame (req NULL, len 0: the request had none). */
+    int (*lock_grant)(int lock, int node, const void *req, size_t len, pbuf *out);
+    /* The grant a releaser sends straight to the next holder (its interval
+     * is flushed): the lock's state at the manager is not involved. A
+     * protocol with lock_grant has this too. */
+    int (*lock_handoff)(int lock, int node, const void *req, size_t len, pbuf *out);
+    /* What a releaser with no next holder hands back to the manager... */
+    void (*lock_release)(int lock, pbuf *out);
+    /* ...and how the manager merges it. */
+    int (*lock_merge)(int lock, int node, const void *p, size_t len);
+    /* The acquirer applies its grant (every protocol flushed first). */
+    int (*lock_acquire)(int lock, const void *p, size_t len);
+    /* A node reading without the lock (MSG_LOCK_PEEK): the manager's
+     * answer, given when the lock is free, and its installation. */
+    void (*lock_peek)(int lock, pbuf *out);
+    int (*lock_peeked)(int lock, const void *p, size_t len);
+    /* A node's barrier arrival, and the root's merge of it... */
+    void (*barrier_arrival)(pbuf *out);
+    int (*barrier_merge)(int node, const void *p, size_t len);
+    /* ...the departure the root sends every node once all have arrived
+     * (the root then forgets the epoch's merges), and its application at
+     * each node, once the epoch's counted messages are in. */
+    void (*barrier_departure)(pbuf *out);
+    int (*barrier_apply)(const void *p, size_t len);
 } tsr_protocol;
 
 extern const tsr_protocol hlrc_protocol;
 extern const tsr_protocol munin_protocol;
+extern const tsr_protocol lrc_protocol;
+
+/* The protocols, by index: tsr_attr.proto + 1 (0: not allocated). */
+#define COH_NPROTO 4
+extern const tsr_protocol *const coh_protocols[COH_NPROTO];
 
 /* The protocol that keeps page `page` (NULL: not allocated). */
 const tsr_protocol *coh_protocol_of(uint32_t page);
 /* 1 if `proto` (a page_meta.proto from the wire) names a protocol. */
 int coh_protocol_known(unsigned proto);
-/* Records a notice this node produced or learned (coherence.c). */
-void coh_note(uint32_t page, uint32_t version);
 /* The current barrier epoch (the number of barriers this node has left). */
 uint32_t coh_epoch(void);
 /* A message counted in sent[] at the barrier ending `epoch` has been

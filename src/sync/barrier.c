@@ -18,7 +18,6 @@
 /* Manager side (node 0's comm thread only). expect[j]: messages sent to
  * node j without acks during the epoch (coh_barrier_release), which j must
  * receive before it leaves. */
-static notice_set gathered;
 static uint32_t *expect;
 static int arrived;
 static uint64_t mgr_epoch;
@@ -30,7 +29,8 @@ static int first_node;
 static uint64_t epoch;
 static struct {
     waiter w;
-    notice_set global;
+    void *departure; /* the protocols' frames */
+    size_t len;
     uint32_t expected; /* counted messages to receive before leaving */
 } done;
 
@@ -46,16 +46,18 @@ static void check_signature(int src, const char *wire)
     }
 }
 
+/* An arrival: the counters of messages sent, the call, then the
+ * protocols' frames. */
 static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
 {
     if (h->arg[0] != mgr_epoch)
         log_die_status(1, "protocol error: node %d arrived at barrier %llu during barrier %llu",
                        src, (unsigned long long)h->arg[0], (unsigned long long)mgr_epoch);
-    size_t nlen = h->arg[1], counts = (size_t)cfg.nodes * sizeof(uint32_t);
-    if (nlen + counts + sizeof(coll_sig) != h->len || notice_merge_wire(&gathered, payload, nlen))
+    size_t fixed = (size_t)cfg.nodes * sizeof(uint32_t) + sizeof(coll_sig);
+    if (h->len < fixed || coh_barrier_merge(src, (const char *)payload + fixed, h->len - fixed))
         log_die_status(1, "protocol error: malformed barrier arrival from node %d", src);
-    const char *sent = (const char *)payload + nlen;
-    check_signature(src, sent + counts);
+    const char *sent = payload;
+    check_signature(src, sent + fixed - sizeof(coll_sig));
     for (int j = 0; j < cfg.nodes; j++) {
         uint32_t c;
         memcpy(&c, sent + (size_t)j * sizeof c, sizeof c);
@@ -63,27 +65,27 @@ static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
     }
     if (++arrived < cfg.nodes)
         return;
-    size_t len = (size_t)gathered.n * NOTICE_WIRE;
-    void *buf = malloc(len + 1);
-    notice_encode(&gathered, 0, buf);
+    pbuf out = {0};
+    coh_barrier_departure(&out);
     /* This node last: its application thread, once released, must find
      * every other node's release counted in messages_sent (tsr_finalize
      * takes the statistics right after its barrier). */
     for (int k = 1; k <= cfg.nodes; k++) {
         int i = (cfg.node + k) % cfg.nodes;
-        am_send(i, MSG_BARRIER_DONE, mgr_epoch, expect[i], 0, buf, len);
+        am_send(i, MSG_BARRIER_DONE, mgr_epoch, expect[i], 0, out.p, out.len);
     }
-    free(buf);
+    pbuf_free(&out);
     memset(expect, 0, (size_t)cfg.nodes * sizeof *expect);
-    notice_clear(&gathered);
     arrived = 0;
     mgr_epoch++;
 }
 
 static void on_done(int src, const tsr_msg_hdr *h, void *payload)
 {
-    notice_clear(&done.global);
-    notice_merge_wire(&done.global, payload, h->len);
+    if (!(done.departure = malloc(h->len + 1)))
+        log_die_status(1, "out of memory (barrier)");
+    memcpy(done.departure, payload, h->len);
+    done.len = h->len;
     done.expected = (uint32_t)h->arg[1];
     waiter_done(&done.w);
 }
@@ -114,25 +116,21 @@ void barrier_collective(const coll_sig *sig)
         log_die("out of memory (barrier)");
     coh_barrier_release(sent);
     lock_count_releases(sent);
-    size_t len;
-    void *notices = coh_all_notices(&len);
-    /* One message: the notices, the counters of messages sent, the call. */
-    char *msg = malloc(len + counts + sizeof *sig);
-    if (!msg)
-        log_die("out of memory (barrier)");
-    memcpy(msg, notices, len);
-    memcpy(msg + len, sent, counts);
-    memcpy(msg + len + counts, sig, sizeof *sig);
+    /* One message: the counters of messages sent, the call, the frames. */
+    pbuf msg = {0};
+    pbuf_put(&msg, sent, counts);
+    pbuf_put(&msg, sig, sizeof *sig);
+    coh_barrier_arrival(&msg);
     waiter_init(&done.w, 1);
-    am_send(BARRIER_MANAGER, MSG_BARRIER_ARRIVE, epoch, len, 0, msg, len + counts + sizeof *sig);
-    free(notices);
-    free(msg);
+    am_send(BARRIER_MANAGER, MSG_BARRIER_ARRIVE, epoch, 0, 0, msg.p, msg.len);
+    pbuf_free(&msg);
     free(sent);
     stall_wait(&done.w, -1);
     stall_leave();
     epoch++;
-    coh_barrier_done(&done.global, done.expected);
-    lock_prune(&done.global);
+    if (coh_barrier_done(done.departure, done.len, done.expected))
+        log_die_status(1, "protocol error: malformed barrier departure");
+    free(done.departure);
     STAT_ADD(barriers, 1);
     STAT_TIME(barrier_wait_s, now_s() - t0);
 }

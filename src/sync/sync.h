@@ -2,10 +2,11 @@
  * sync.h - locks and barriers: the points where release consistency makes
  * writes visible.
  *
- * Locks have a manager node (id mod N) that queues requests in FIFO order
- * and keeps, per lock, the write notices its releasers handed in; a grant
- * carries them to the next acquirer. The barrier has one manager (node 0)
- * that collects every node's notices and sends back their union.
+ * Locks have a manager node (id mod N) that keeps the end of a FIFO queue,
+ * whose members grant each other directly (lock.c); the barrier has one
+ * manager (node 0). Requests, grants, releases and
+ * barrier messages carry the protocols' payloads (coherence/payload.h),
+ * which the protocols build, merge and apply: this layer never reads them.
  */
 #ifndef TSR_SYNC_H
 #define TSR_SYNC_H
@@ -13,7 +14,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coherence/notice.h"
 #include "sync/collective.h"
 
 void lock_init(void);
@@ -21,15 +21,10 @@ void barrier_init(void);
 /* The barrier that ends (tsr_alloc) or begins (tsr_free) a collective call,
  * or is one (tsr_barrier): carries the call's signature to the manager. */
 void barrier_collective(const coll_sig *sig);
-/* At the lock's manager: the data bound to lock `id` (tsr_hint_lock_data)
- * that the next grant will carry. */
-void lock_set_data(int id, const void *data, size_t len);
 /* Whether this node holds lock `id` (the stall detector asks). */
 int lock_held_here(int id);
 /* At a barrier arrival: adds the releases sent to each manager since the
  * last barrier to sent[] (the barrier's counted messages). */
 void lock_count_releases(uint32_t *sent);
-/* Drops lock notices that a barrier has made every node act on. */
-void lock_prune(const notice_set *global);
 
 #endif

@@ -161,23 +161,16 @@ void am_reject(int src, const tsr_msg_hdr *h, const char *rule, ...)
 static const char *len_broken(const tsr_msg_hdr *h)
 {
     msg_len_rule r = rules[h->type].len;
-    uint64_t n = r.kind == LEN_K_EACH || r.kind == LEN_K_UPTO_EACH || r.kind == LEN_K_NOTICES
-                     ? h->arg[r.arg]
-                     : 0;
+    uint64_t n = r.kind == LEN_K_EACH || r.kind == LEN_K_UPTO_EACH ? h->arg[r.arg] : 0;
     switch (r.kind) {
     case LEN_K_MAX:
         return h->len > r.size ? "payload longer than its type allows" : NULL;
     case LEN_K_EACH:
         return n > UINT32_MAX || h->len != n * r.size ? "payload length does not match its count"
                                                       : NULL;
-    case LEN_K_UPTO_EACH:
+    default: /* LEN_K_UPTO_EACH */
         return n > UINT32_MAX || h->len > n * r.size ? "payload longer than its count allows"
                                                      : NULL;
-    case LEN_K_MULT:
-        return h->len % r.size ? "payload length not a multiple of its unit" : NULL;
-    default: /* LEN_K_NOTICES */
-        return n % r.size || n > h->len ? "notice bytes not whole notices within the payload"
-                                        : NULL;
     }
 }
 

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 /* Payload length rules: kind, the argument it depends on, a size. */
-enum { LEN_K_MAX, LEN_K_EACH, LEN_K_UPTO_EACH, LEN_K_MULT, LEN_K_NOTICES };
+enum { LEN_K_MAX, LEN_K_EACH, LEN_K_UPTO_EACH };
 typedef struct msg_len_rule {
     uint8_t kind, arg;
     uint32_t size;
@@ -29,9 +29,6 @@ typedef struct msg_len_rule {
 #define LEN_MAX(n) {LEN_K_MAX, 0, (n)}                      /* at most n bytes */
 #define LEN_EACH(k, n) {LEN_K_EACH, (k), (n)}               /* exactly arg k times n */
 #define LEN_UPTO_EACH(k, n) {LEN_K_UPTO_EACH, (k), (n)}     /* at most arg k times n */
-#define LEN_MULT(n) {LEN_K_MULT, 0, (n)}                    /* a multiple of n */
-/* arg k notice bytes (a multiple of 8) first, then data: arg k <= length */
-#define LEN_NOTICES(k) {LEN_K_NOTICES, (k), 8}
 
 /* Argument rules. */
 enum {
@@ -50,6 +47,10 @@ enum {
 #define MSG_FETCH_MAX 256                       /* TSR_FETCH_AHEAD's maximum */
 #define MSG_DIFF_ENTRY_MAX (8 + 5 * MSG_PAGE / 2) /* outbox entry of DIFF_MAX bytes */
 #define MSG_BYTES_MAX (64u << 20) /* Tmk_distribute's and am_echo's limit */
+/* Synchronization payloads (coherence/payload.h frames: write notices, data
+ * bound to locks, intervals), checked frame by frame by their protocols:
+ * no node accepts more than 1 GiB of them in one message (128 Mi notices). */
+#define MSG_FRAMES_MAX (1u << 30)
 
 /*  name                arg0                   arg1            arg2            payload                     len  args  meaning */
 #define TSR_MESSAGES(X) \
@@ -57,11 +58,13 @@ enum {
     X(MSG_PAGE_REP,       "page",                "reply",        "count,stride", "u32 versions, pages",      LEN_MAX(MSG_FETCH_MAX * (4 + MSG_PAGE)), ARGS(ARG_PAGE, ARG_REPLY, ARG_ANY), "those pages, and the home version each one is") \
     X(MSG_DIFF,           "count",               "reply",        "-",            "(page,len,diff)*",         LEN_UPTO_EACH(0, MSG_DIFF_ENTRY_MAX), ARGS(ARG_COUNT, ARG_ANY, ARG_ANY), "a releaser's diffs for pages homed at the receiver") \
     X(MSG_DIFF_ACK,       "count",               "reply",        "-",            "(page,version)*",          LEN_EACH(0, 8), ARGS(ARG_COUNT, ARG_REPLY, ARG_ANY), "diffs applied; the versions they produced") \
-    X(MSG_LOCK_ACQ,       "lock",                "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "ask the lock's manager for the lock") \
-    X(MSG_LOCK_GRANT,     "lock",                "notice bytes", "-",            "notices, bound data",      LEN_NOTICES(1), ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "the lock, with the write notices and the data bound to it") \
-    X(MSG_LOCK_REL,       "lock",                "notice bytes", "epoch",        "notices, bound data",      LEN_NOTICES(1), ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "give the lock back, with the releaser's new notices and the bound data (counted by the barrier ending epoch)") \
-    X(MSG_BARRIER_ARRIVE, "epoch",               "notice bytes", "-",            "notices, u32 sent[nodes], call", LEN_NOTICES(1), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "a node reached the barrier; the notices it knows, the unacked messages it sent to each node, and the collective call it is in (kind, size, attributes hash)") \
-    X(MSG_BARRIER_DONE,   "epoch",               "expected",     "-",            "notices",                  LEN_MULT(8), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "every node arrived; the union of their notices; how many unacked messages the receiver must await") \
+    X(MSG_LOCK_ACQ,      "lock",                "cycle",        "-",            "frames",                   LEN_MAX(MSG_FRAMES_MAX), ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "ask the lock's manager for the lock (the sender's request `cycle`), with the protocols' request payloads (coherence/payload.h)") \
+    X(MSG_LOCK_FWD,      "lock",                "node",         "cycle",        "frames",                   LEN_MAX(MSG_FRAMES_MAX), ARGS(ARG_LOCK, ARG_NODE, ARG_ANY), "the manager forwards node's request (its payloads) to the last node that asked, for that node's request `cycle`: grant it at your release") \
+    X(MSG_LOCK_BOUNCE,   "lock",                "node",         "-",            "frames",                   LEN_MAX(MSG_FRAMES_MAX), ARGS(ARG_LOCK, ARG_NODE, ARG_ANY), "a forwarded request whose cycle was over (the release went to the manager): the manager grants it") \
+    X(MSG_LOCK_GRANT,    "lock",                "-",            "-",            "frames",                   LEN_MAX(MSG_FRAMES_MAX), ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "the lock, from its manager or straight from its last holder, with the protocols' grant payloads (write notices, data bound to the lock)") \
+    X(MSG_LOCK_REL,      "lock",                "-",            "epoch",        "frames",                   LEN_MAX(MSG_FRAMES_MAX), ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "give the lock back to its manager (nobody waits at the sender), with the protocols' release payloads (counted by the barrier ending epoch)") \
+    X(MSG_BARRIER_ARRIVE, "epoch",               "-",            "-",            "u32 sent[nodes], call, frames", LEN_MAX(MSG_FRAMES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "a node reached the barrier; the unacked messages it sent to each node, the collective call it is in (kind, size, attributes hash), and the protocols' arrival payloads") \
+    X(MSG_BARRIER_DONE,  "epoch",               "expected",     "-",            "frames",                   LEN_MAX(MSG_FRAMES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "every node arrived; the protocols' departure payloads (their merge of the arrivals); how many unacked messages the receiver must await") \
     X(MSG_MU_REQ,         "page,n,want",         "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_PAGE32, ARG_ANY, ARG_ANY), "Munin: ask a page's manager for pages [page, page+n) with access `want`") \
     X(MSG_MU_GRANT,       "page,n,access,flags", "reply",        "copyset",      "n pages or -",             LEN_MAX(0xffff * MSG_PAGE), ARGS(ARG_PAGE32, ARG_REPLY, ARG_ANY), "Munin: the access granted (with the pages' bytes when flags say so), or a refusal") \
     X(MSG_MU_RETURN,      "page",                "reply",        "-",            "page bytes or -",          LEN_MAX(MSG_PAGE), ARGS(ARG_PAGE, ARG_ANY, ARG_ANY), "Munin: the sender drops its copy (the master copy comes back with it)") \
@@ -73,7 +76,9 @@ enum {
     X(MSG_MU_REDUCE,      "offset,op,type",      "reply",        "operand",      "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "Munin: Fetch_and_Phi at the reduction object's owner") \
     X(MSG_MU_REDUCE_REP,  "-",                   "reply",        "old value",    "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "Munin: the value before the operation") \
     X(MSG_LOCK_PEEK,      "lock",                "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "read the data bound to a lock without taking it (served when the lock is free); its reply is still the waiter's address (sync/lock.c)") \
-    X(MSG_LOCK_DATA,      "lock",                "reply",        "-",            "bound data or -",          LEN_ANY, ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "the data bound to a lock, for a MSG_LOCK_PEEK") \
+    X(MSG_LOCK_DATA,     "lock",                "reply",        "-",            "frames",                   LEN_MAX(MSG_FRAMES_MAX), ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "the protocols' answer to a MSG_LOCK_PEEK (the data bound to the lock)") \
+    X(MSG_LRC_DIFF_REQ,  "page",                "reply",        "lo<<32|hi",    "-",                        LEN_NONE, ARGS(ARG_PAGE, ARG_ANY, ARG_ANY), "LRC: the receiver's diffs of `page` that cover any of its intervals lo..hi (made now if still pending)") \
+    X(MSG_LRC_DIFF_REP,  "page",                "reply",        "count",        "(first,last,len,diff)*",   LEN_UPTO_EACH(2, 12 + MSG_DIFF_ENTRY_MAX), ARGS(ARG_PAGE, ARG_REPLY, ARG_COUNT), "LRC: those diffs, each with the intervals it covers, padded to 4 bytes") \
     X(MSG_WHERE_ASK,      "question",            "lock or -1",   "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "stall detector: the sender has waited long; where is the receiver (and does it hold this lock)?") \
     X(MSG_WHERE,          "question",            "-",            "-",            "where record",             LEN_MAX(256), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "stall detector: the last collective call entered, still in it or not, the lock waited for, the lock held") \
     X(MSG_ADOPT_REQ,      "page",                "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_PAGE, ARG_ANY, ARG_ANY), "which pages around `page` of the receiver's tsr_malloc arena has it allocated?") \

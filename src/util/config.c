@@ -143,6 +143,7 @@ void config_load(void)
     static const char *const detect[] = {"all", "cache-only", NULL};
     static const char *const access[] = {"segv", "uffd", "auto", NULL};
     static const char *const transport[] = {"tcp", "shm", "auto", NULL};
+    static const char *const proto[] = {"hlrc", "lrc", NULL};
 
     load_job();
     log_set_node(cfg.node);
@@ -163,4 +164,7 @@ void config_load(void)
     cfg.transport = (transport_t)env_choice("TSR_TRANSPORT", transport, TRANSPORT_TCP);
     cfg.heartbeat_s = (unsigned)env_long("TSR_HEARTBEAT", 5, 0, 3600);
     cfg.shm_fd = (int)env_long("TSR_SHM_FD", -1, 0, 1 << 20);
+    cfg.proto_lrc = env_choice("TSR_PROTO", proto, 0);
+    cfg.lrc_gc_bytes = env_size("TSR_LRC_GC_BYTES", (size_t)64 << 20, (size_t)64 << 10,
+                                (size_t)1 << 40, "64K to 1T");
 }

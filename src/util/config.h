@@ -43,6 +43,8 @@ typedef struct tsr_config {
     transport_t transport;    /* TSR_TRANSPORT: tcp | shm | auto */
     unsigned heartbeat_s;     /* TSR_HEARTBEAT: silence that fails a peer (0: never) */
     int shm_fd;               /* TSR_SHM_FD: tsrun's rings (shm.c), -1 without */
+    int proto_lrc;            /* TSR_PROTO=hlrc (default) | lrc: what TSR_PROTO_HLRC means */
+    size_t lrc_gc_bytes;      /* TSR_LRC_GC_BYTES: LRC's interval and diff memory bound */
 } tsr_config;
 
 extern tsr_config cfg;

@@ -41,7 +41,7 @@ static void forge_all(uint32_t home0, uint32_t home1)
     uint64_t off_region = region.npages, big = 1ull << 40;
     forge('r', 999, 0, 0, 0, 0);                                 /* unknown type */
     forge('r', MSG_LOCK_ACQ, 5000, 0, 0, 0);                     /* lock id out of range */
-    forge('r', MSG_LOCK_ACQ, 1, 0, 0, 8);                        /* payload on an empty type */
+    forge('r', MSG_ADOPT_REQ, 0, 0, 0, 8);                       /* payload on an empty type */
     forge('r', MSG_PAGE_REQ, home1, 0, 1, 0);                    /* page not homed here */
     forge('d', MSG_PAGE_REP, home0, NOBODY, 1, 0);               /* reply to no request */
     forge('r', MSG_PAGE_REQ, off_region, 0, 1, 0);               /* page off the region */
@@ -54,10 +54,7 @@ static void forge_all(uint32_t home0, uint32_t home1)
     forge('d', MSG_DIFF_ACK, 1, NOBODY, 0, 8);
     forge('r', MSG_DIFF_ACK, 1, NOBODY, 0, 12);                  /* length not count * 8 */
     forge('r', MSG_LOCK_GRANT, 70000, 0, 0, 0);
-    forge('r', MSG_LOCK_REL, 1, 12, 0, 16);                      /* notice bytes not whole */
-    forge('r', MSG_LOCK_REL, 1, 24, 0, 16);                      /* notice bytes past payload */
-    forge('r', MSG_BARRIER_ARRIVE, 0, 7, 0, 64);
-    forge('r', MSG_BARRIER_DONE, 0, 0, 0, 5);                    /* not whole notices */
+    forge('r', MSG_LOCK_REL, 4096, 0, 0, 0);                     /* lock id out of range */
     forge('r', MSG_MU_REQ, off_region, 0, 0, 0);
     forge('r', MSG_MU_REQ, home0 | 1ull << 32, 0, 0, 0);         /* not a Munin page */
     forge('d', MSG_MU_GRANT, home0 | 1ull << 32, NOBODY, 0, 0);

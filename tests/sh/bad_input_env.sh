@@ -30,6 +30,9 @@ refuse TSR_VERBOSE=yes "TSR_VERBOSE='yes' is not an integer in \[0, 9\]"
 refuse TSR_CONNECT_TIMEOUT=0 "TSR_CONNECT_TIMEOUT='0' is not an integer in \[1, 3600\]"
 refuse TSR_WRITE_DETECT=some "TSR_WRITE_DETECT='some' is not one of the accepted values"
 refuse TSR_PROGRESS=fast "TSR_PROGRESS='fast' is not one of the accepted values"
+refuse TSR_PROTO=treadmarks "TSR_PROTO='treadmarks' is not one of the accepted values"
+refuse TSR_LRC_GC_BYTES=1K "TSR_LRC_GC_BYTES='1K' is out of range: 64K to 1T"
+refuse TSR_LRC_GC_BYTES=lots "TSR_LRC_GC_BYTES='lots' is not a size"
 
 # The variables tsrun sets, given by hand.
 job="TSR_BOOT=127.0.0.1:1 TSR_SECRET=00000000000000000000000000000000"

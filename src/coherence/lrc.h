@@ -1,0 +1,97 @@
+/*
+ * lrc.h - TreadMarks' homeless lazy release consistency (TSR_PROTO_LRC),
+ * as the OpenMP/NOW paper's Section 5.1 describes it: what its files share.
+ *
+ *   lrc.c           the protocol table, allocations, garbage collection
+ *   lrc_mem.c       its memory: allocation safe in the fault handler, counted
+ *   lrc_interval.c  intervals, vector timestamps, write notices; the lock
+ *                   and barrier payloads that carry them
+ *   lrc_diff.c      page states, faults, lazy diffs, diff requests, and
+ *                   their application in happens-before order
+ *
+ * Each node's execution is cut into intervals at every acquire and
+ * release; only intervals that wrote something are numbered. A vector
+ * timestamp says, per node, the last of its intervals that this node has
+ * seen. A write notice (writer, interval, page) invalidates the page here;
+ * the page's next access asks each writer named by its notices for the
+ * diffs of those intervals and applies them in happens-before order. No
+ * page has a home: every node starts from the same zero page and brings
+ * its own copy up to date.
+ */
+#ifndef TSR_LRC_H
+#define TSR_LRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coherence/payload.h"
+
+enum lrc_state { L_READ = 0, L_WRITE, L_INVALID };
+
+/* ---- lrc_mem.c ---------------------------------------------------------- */
+
+/* Async-signal-safe allocation (size classes over mmap, a spin lock),
+ * counting the bytes in use and their peak (named counters). Never NULL:
+ * exhaustion stops the job. */
+void *lrc_alloc(size_t n);
+void lrc_free(void *p);
+size_t lrc_bytes(void);
+void lrc_mem_init(void);
+
+/* ---- lrc_interval.c ----------------------------------------------------- */
+
+/* An interval that wrote pages: its writer, index, vector timestamp and
+ * the pages it wrote. Immutable once made. */
+typedef struct lrc_interval {
+    uint32_t writer, index, npages;
+    uint64_t order; /* sum of vt: grows along happens-before */
+    uint32_t *vt;   /* cfg.nodes entries */
+    uint32_t pages[];
+} lrc_interval;
+
+/* Whether any LRC allocation exists (collective, so the same everywhere):
+ * until then LRC adds nothing to locks and barriers. */
+extern int lrc_active;
+void lrc_interval_init(void);
+/* Ends this node's interval: if it wrote pages, numbers it, write-protects
+ * them (their diffs wait: lazy) and records it. */
+void lrc_close_interval(void);
+/* Records a dirty page of the current interval (fault handler). */
+void lrc_dirty(uint32_t page);
+/* Garbage collection at a barrier, once every page here is up to date:
+ * forgets the intervals the barrier's timestamp covers. */
+void lrc_interval_collect(void);
+
+void lrc_lock_request(int lock, pbuf *out);
+int lrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out);
+int lrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out);
+void lrc_lock_release(int lock, pbuf *out);
+int lrc_lock_merge(int lock, int node, const void *p, size_t len);
+int lrc_lock_acquire(int lock, const void *p, size_t len);
+void lrc_barrier_arrival(pbuf *out);
+int lrc_barrier_merge(int node, const void *p, size_t len);
+void lrc_barrier_departure(pbuf *out);
+int lrc_barrier_apply(const void *p, size_t len);
+/* Whether the last barrier's departure asked for garbage collection. */
+int lrc_gc_requested(void);
+/* This node's last interval. */
+uint32_t lrc_own_index(void);
+
+/* ---- lrc_diff.c --------------------------------------------------------- */
+
+void lrc_diff_init(void);
+void lrc_fault(uint32_t page, int is_write);
+/* A notice of another node's interval for this page: invalidates it. */
+void lrc_notice(uint32_t page, const lrc_interval *iv);
+/* This node closed interval `index`, which wrote `page`: its diff is made
+ * only when needed (lazy). */
+void lrc_written(uint32_t page, uint32_t index);
+/* Brings every invalid page of [first, first+n) up to date (GC). */
+void lrc_validate(uint32_t first, uint32_t n);
+/* Frees this node's diffs of intervals up to `index` (GC, once every node
+ * has validated its pages). */
+void lrc_diffs_collect(uint32_t index);
+/* Forgets pages [first, first+n): they are being freed or mapped anew. */
+void lrc_forget(uint32_t first, uint32_t n);
+
+#endif

@@ -1,0 +1,382 @@
+/*
+ * lrc_diff.c - pages, faults and diffs of the lazy protocol (lrc.h).
+ *
+ *   L_READ    --write fault: twin--> L_WRITE --interval ends--> L_READ, diff pending
+ *   L_READ    --write notice--> L_INVALID --fault: diffs applied--> L_READ
+ *
+ * Lazy diffs: when an interval that wrote a page ends, the page is only
+ * write-protected and its twin kept: the diff is pending, for intervals
+ * [first, last]. Written again in a later interval, the page keeps that
+ * twin, and the pending diff grows to cover that interval too. The diff is
+ * made when a writer named by a notice is asked for it, or when another
+ * node's notice arrives for the page (its writes must then be told apart
+ * from the others'). A page nobody else reads never has a diff. A diff that
+ * covers several intervals is sound: no other node's write to the page
+ * happened between them, or its notice would have made the diff.
+ *
+ * A fault on an invalid page asks each writer its notices name for the
+ * diffs of the intervals named (one request per writer, all in flight at
+ * once), then applies them in happens-before order (by the sum of the
+ * interval's timestamp, which grows along that order): concurrent diffs
+ * touch different bytes in a program without data races.
+ *
+ * pending, twins and this node's diffs are shared by the application
+ * thread (fault handler included) and the comm thread that serves diff
+ * requests: a spin lock guards them (never held across a wait).
+ */
+#include <stdatomic.h>
+#include <string.h>
+
+#include "coherence/diff.h"
+#include "coherence/lrc.h"
+#include "coherence/protocol.h"
+#include "detect/detect.h"
+#include "memory/region.h"
+#include "stats/stats.h"
+#include "transport/request.h"
+#include "transport/transport.h"
+#include "transport/wait.h"
+#include "util/config.h"
+#include "util/cpu.h"
+#include "util/log.h"
+
+STATS_COUNTER(diff_requests, "LRC: diff requests sent, one per writer a fault's notices name");
+
+/* A diff of this node's (own) or received for a fault (got): the writes
+ * of `writer`'s intervals first..last. */
+typedef struct lrc_diff {
+    struct lrc_diff *next;
+    uint32_t writer, first, last, len;
+    int applied;
+    uint8_t bytes[];
+} lrc_diff;
+
+/* A write notice not applied yet. */
+typedef struct lrc_note {
+    struct lrc_note *next;
+    uint32_t writer, index;
+    uint64_t order;
+} lrc_note;
+
+/* A fault's requests: the replies' diffs gather on `got`. */
+typedef struct fetch_ctx {
+    waiter w;
+    _Atomic(lrc_diff *) got;
+} fetch_ctx;
+
+static uint32_t *pend_first, *pend_last; /* per page: the intervals of the pending diff (0: none) */
+static lrc_diff **own;      /* per page: this node's diffs, newest first */
+static lrc_note **notes;    /* per page: notices not applied (application thread) */
+static uint8_t *listed;     /* per page: on the `owned` list */
+static uint32_t *owned, nowned; /* pages with a pending diff or diffs of this node */
+static atomic_flag diff_busy = ATOMIC_FLAG_INIT;
+static uint8_t scratch[DIFF_MAX]; /* under diff_busy */
+
+static void lock_diffs(void)
+{
+    while (atomic_flag_test_and_set_explicit(&diff_busy, memory_order_acquire))
+        cpu_relax();
+}
+
+static void unlock_diffs(void) { atomic_flag_clear_explicit(&diff_busy, memory_order_release); }
+
+/* Makes the pending diff of page p. Called with diff_busy held. A page
+ * being written in the current interval (a request met it) is protected
+ * first, and its twin starts over from what the diff holds; a write then
+ * waits for diff_busy in the fault handler. */
+static void make_diff(uint32_t p)
+{
+    int writing = region.meta[p].state == L_WRITE;
+    if (writing)
+        detect_set_access(p, 1, ACCESS_READ);
+    size_t len = diff_encode((const uint8_t *)page_twin(p), (const uint8_t *)page_rt(p), scratch);
+    lrc_diff *d = lrc_alloc(sizeof *d + len);
+    *d = (lrc_diff){own[p], (uint32_t)cfg.node, pend_first[p], pend_last[p], (uint32_t)len, 0};
+    memcpy(d->bytes, scratch, len);
+    own[p] = d;
+    pend_first[p] = pend_last[p] = 0;
+    if (writing)
+        memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
+    STAT_ADD(diffs_created, 1);
+    STAT_ADD(diff_bytes, len);
+}
+
+static void make_pending_diff(uint32_t p)
+{
+    lock_diffs();
+    if (pend_first[p])
+        make_diff(p);
+    unlock_diffs();
+}
+
+void lrc_written(uint32_t p, uint32_t index)
+{
+    lock_diffs();
+    detect_set_access(p, 1, ACCESS_READ);
+    region.meta[p].state = L_READ;
+    if (!pend_first[p])
+        pend_first[p] = index;
+    pend_last[p] = index;
+    unlock_diffs();
+    if (!listed[p]) {
+        listed[p] = 1;
+        owned[nowned++] = p;
+    }
+}
+
+void lrc_notice(uint32_t p, const lrc_interval *iv)
+{
+    make_pending_diff(p);
+    lrc_note *n = lrc_alloc(sizeof *n);
+    *n = (lrc_note){notes[p], iv->writer, iv->index, iv->order};
+    notes[p] = n;
+    if (region.meta[p].state != L_INVALID) {
+        region.meta[p].state = L_INVALID;
+        detect_set_access(p, 1, ACCESS_NONE);
+        STAT_ADD(invalidations, 1);
+    }
+}
+
+/* ---- Bringing a page up to date ----------------------------------------- */
+
+/* The notices of p, oldest first in happens-before order (insertion sort:
+ * they come newest first, mostly in order already). */
+static lrc_note **sorted_notes(uint32_t p, uint32_t *count)
+{
+    uint32_t n = 0;
+    for (lrc_note *x = notes[p]; x; x = x->next)
+        n++;
+    lrc_note **v = lrc_alloc(n * sizeof *v);
+    uint32_t k = n;
+    for (lrc_note *x = notes[p]; x; x = x->next)
+        v[--k] = x;
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && v[j - 1]->order > v[j]->order; j--) {
+            lrc_note *t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    *count = n;
+    return v;
+}
+
+/* Sends one request per writer the notices name, for the range of its
+ * intervals they name, and waits for every reply. */
+static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
+{
+    uint32_t *lo = lrc_alloc((size_t)cfg.nodes * 2 * sizeof *lo), *hi = lo + cfg.nodes;
+    memset(lo, 0, (size_t)cfg.nodes * 2 * sizeof *lo);
+    uint32_t writers = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t q = v[i]->writer;
+        if (!lo[q]) {
+            writers++;
+            lo[q] = hi[q] = v[i]->index;
+        }
+        lo[q] = v[i]->index < lo[q] ? v[i]->index : lo[q];
+        hi[q] = v[i]->index > hi[q] ? v[i]->index : hi[q];
+    }
+    am_msg *m = lrc_alloc(writers * sizeof *m);
+    waiter_init(&ctx->w, writers);
+    atomic_store(&ctx->got, NULL);
+    uint32_t k = 0;
+    for (int q = 0; q < cfg.nodes; q++)
+        if (lo[q])
+            am_post(q, &m[k++], MSG_LRC_DIFF_REQ, p, req_open(q, MSG_LRC_DIFF_REP, ctx),
+                    (uint64_t)lo[q] << 32 | hi[q], NULL, 0);
+    COUNTER_ADD(diff_requests, writers);
+    waiter_wait(&ctx->w);
+    lrc_free(m);
+    lrc_free(lo);
+}
+
+/* Applies the diffs received, each once, at its first notice in
+ * happens-before order, and frees both. */
+static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
+{
+    lrc_diff *got = atomic_load(&ctx->got);
+    for (uint32_t i = 0; i < n; i++) {
+        lrc_diff *d = got;
+        while (d && (d->writer != v[i]->writer || d->first > v[i]->index || d->last < v[i]->index))
+            d = d->next;
+        if (!d)
+            log_die_status(1, "LRC: node %u sent no diff of page %u for its interval %u",
+                           v[i]->writer, p, v[i]->index);
+        if (!d->applied && diff_apply((uint8_t *)page_rt(p), d->bytes, d->len))
+            log_die_status(1, "LRC: malformed diff of page %u from node %u", p, d->writer);
+        d->applied = 1;
+        lrc_free(v[i]);
+    }
+    while (got) {
+        lrc_diff *next = got->next;
+        lrc_free(got);
+        got = next;
+    }
+    notes[p] = NULL;
+}
+
+/* Brings invalid page p up to date; it is then L_READ, its access left to
+ * the caller. Async-signal-safe. */
+static void update(uint32_t p)
+{
+    double t0 = now_s();
+    fetch_ctx ctx;
+    uint32_t n;
+    lrc_note **v = sorted_notes(p, &n);
+    request_diffs(p, v, n, &ctx);
+    apply_diffs(p, v, n, &ctx);
+    lrc_free(v);
+    region.meta[p].state = L_READ;
+    STAT_TIME(fault_wait_s, now_s() - t0);
+}
+
+void lrc_fault(uint32_t p, int is_write)
+{
+    page_meta *m = &region.meta[p];
+    switch (m->state) {
+    case L_INVALID:
+        update(p);
+        if (is_write != 1) { /* a read, or unknown: a write will fault again */
+            detect_set_access(p, 1, ACCESS_READ);
+            STAT_ADD(read_faults, 1);
+            return;
+        }
+        __attribute__((fallthrough));
+    case L_READ:
+        if (is_write == 0) {
+            detect_set_access(p, 1, ACCESS_READ);
+            return;
+        }
+        /* A pending diff keeps its twin: it will cover this interval too. */
+        lock_diffs();
+        if (!pend_first[p]) {
+            memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
+            STAT_ADD(twins, 1);
+        }
+        m->state = L_WRITE;
+        detect_set_access(p, 1, ACCESS_WRITE);
+        unlock_diffs();
+        lrc_dirty(p);
+        STAT_ADD(write_faults, 1);
+        return;
+    default: /* L_WRITE, protected by a diff request meanwhile */
+        lock_diffs();
+        detect_set_access(p, 1, ACCESS_WRITE);
+        unlock_diffs();
+        return;
+    }
+}
+
+void lrc_validate(uint32_t first, uint32_t n)
+{
+    for (uint32_t p = first; p < first + n; p++)
+        if (region.meta[p].state == L_INVALID) {
+            update(p);
+            detect_set_access(p, 1, ACCESS_READ);
+        }
+}
+
+/* ---- Serving diffs ------------------------------------------------------ */
+
+/* A writer is asked for its diffs of page arg0 that cover any of its
+ * intervals [lo, hi] (arg2 = lo << 32 | hi): made now if still pending. */
+static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
+{
+    uint32_t p = (uint32_t)h->arg[0], lo = (uint32_t)(h->arg[2] >> 32), hi = (uint32_t)h->arg[2];
+    if (h->arg[0] >= region.npages || coh_protocol_of(p) != &lrc_protocol || !lo || lo > hi)
+        log_die_status(1, "protocol error: node %d asks for LRC diffs of page %llu", src,
+                       (unsigned long long)h->arg[0]);
+    pbuf out = {0};
+    uint32_t count = 0;
+    lock_diffs();
+    if (pend_first[p] && pend_first[p] <= hi && pend_last[p] >= lo)
+        make_diff(p);
+    for (lrc_diff *d = own[p]; d; d = d->next) {
+        if (d->last < lo || d->first > hi)
+            continue;
+        uint32_t hdr[3] = {d->first, d->last, d->len};
+        pbuf_put(&out, hdr, sizeof hdr);
+        pbuf_put(&out, d->bytes, d->len);
+        memset(pbuf_room(&out, -d->len & 3), 0, -d->len & 3);
+        count++;
+    }
+    unlock_diffs();
+    am_send(src, MSG_LRC_DIFF_REP, p, h->arg[1], count, out.p, out.len);
+    pbuf_free(&out);
+}
+
+/* The diffs asked for: (u32 first, last, len, diff padded to 4)*. */
+static void on_diff_rep(int src, const tsr_msg_hdr *h, void *payload)
+{
+    fetch_ctx *ctx = req_ctx(h->arg[1]);
+    const char *at = payload, *end = at + h->len;
+    for (uint64_t i = 0; i < h->arg[2]; i++) {
+        uint32_t hdr[3];
+        if ((size_t)(end - at) < sizeof hdr ||
+            (memcpy(hdr, at, sizeof hdr), hdr[2] > DIFF_MAX || hdr[0] > hdr[1]) ||
+            (size_t)(end - at) - sizeof hdr < ((size_t)hdr[2] + 3) / 4 * 4)
+            log_die_status(1, "protocol error: malformed LRC diffs from node %d", src);
+        lrc_diff *d = lrc_alloc(sizeof *d + hdr[2]);
+        *d = (lrc_diff){atomic_load(&ctx->got), (uint32_t)src, hdr[0], hdr[1], hdr[2], 0};
+        memcpy(d->bytes, at + sizeof hdr, hdr[2]);
+        atomic_store(&ctx->got, d);
+        at += sizeof hdr + ((size_t)hdr[2] + 3) / 4 * 4;
+    }
+    if (at != end)
+        log_die_status(1, "protocol error: malformed LRC diffs from node %d", src);
+    req_close(h->arg[1]);
+    waiter_done(&ctx->w);
+}
+
+/* ---- Collection ----------------------------------------------------------- */
+
+void lrc_diffs_collect(uint32_t index)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < nowned; i++) {
+        uint32_t p = owned[i];
+        lock_diffs();
+        lrc_diff **link = &own[p];
+        while (*link && (*link)->last > index)
+            link = &(*link)->next;
+        for (lrc_diff *d = *link, *next; d; d = next) {
+            next = d->next;
+            lrc_free(d);
+        }
+        *link = NULL;
+        if (pend_last[p] <= index)
+            pend_first[p] = pend_last[p] = 0;
+        int still = own[p] || pend_first[p];
+        unlock_diffs();
+        if (still)
+            owned[kept++] = p;
+        else
+            listed[p] = 0;
+    }
+    nowned = kept;
+}
+
+void lrc_forget(uint32_t first, uint32_t n)
+{
+    for (uint32_t p = first; p < first + n; p++) {
+        for (lrc_note *x = notes[p], *next; x; x = next) {
+            next = x->next;
+            lrc_free(x);
+        }
+        notes[p] = NULL;
+        region.meta[p].state = L_READ;
+    }
+}
+
+void lrc_diff_init(void)
+{
+    pend_first = region_page_table(sizeof *pend_first, "the LRC pending diffs");
+    pend_last = region_page_table(sizeof *pend_last, "the LRC pending diffs");
+    own = region_page_table(sizeof *own, "the LRC diffs");
+    notes = region_page_table(sizeof *notes, "the LRC write notices");
+    listed = region_page_table(sizeof *listed, "the LRC diff flags");
+    owned = region_page_table(sizeof *owned, "the LRC diffed pages");
+    stats_register(&diff_requests);
+    am_register(MSG_LRC_DIFF_REQ, on_diff_req);
+    am_register(MSG_LRC_DIFF_REP, on_diff_rep);
+}

@@ -1,0 +1,403 @@
+/*
+ * lrc_interval.c - intervals, vector timestamps and write notices of the
+ * lazy protocol (lrc.h), and the lock and barrier payloads that carry them.
+ *
+ * Wire form of an interval: u32 writer, index, npages, vt[nodes],
+ * pages[npages]. Every node keeps the intervals it knows in one log per
+ * writer, indexed by interval; a lock's manager keeps, per lock, the
+ * timestamp of what its releasers knew.
+ *   request:   the acquirer's timestamp
+ *   grant:     from the manager: the lock's timestamp, and every interval
+ *              it covers that the acquirer's does not (from the manager's
+ *              log); from the releaser (hand-off): the same from its own
+ *              timestamp and log
+ *   release:   (to the manager, no next holder) the releaser's timestamp,
+ *              and the intervals it knows beyond the lock's timestamp at its
+ *              last grant from the manager (the manager may lack them)
+ *   arrival:   whether this node's memory passed half the GC bound, its
+ *              timestamp, its own intervals since the last barrier
+ *   departure: the same, merged: any node's request for GC, the maximum
+ *              timestamp, every node's intervals since the last barrier
+ * An acquirer applies the intervals its timestamp does not cover: a write
+ * notice for each page they wrote (lrc_notice); then it takes the maximum.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coherence/lrc.h"
+#include "coherence/protocol.h"
+#include "memory/region.h"
+#include "util/config.h"
+#include "util/log.h"
+
+int lrc_active;
+
+/* Application thread: this node's timestamp, the timestamp of the last
+ * barrier and of the last GC (intervals at or below it are forgotten), the
+ * pages written in the current interval, the GC request of the last
+ * departure, and per lock the lock's timestamp at this node's last grant. */
+static uint32_t *vt, *barrier_vt, *gc_vt;
+static uint32_t *dirty, ndirty;
+static int gc_requested;
+static uint32_t **seen_vt;
+
+/* Per writer, the intervals known here: iv[k] is interval base + k (NULL:
+ * not known). The comm thread adds to it as a lock manager. */
+typedef struct writer_log {
+    lrc_interval **iv;
+    uint32_t base, len;
+} writer_log;
+static writer_log *logs;
+static pthread_mutex_t logs_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* Lock manager: each managed lock's timestamp (its grant and merge hooks
+ * run one at a time, under the lock manager's mutex). */
+static uint32_t **lock_vt;
+
+/* Barrier root (comm thread): the epoch's merged arrivals. */
+static struct {
+    uint32_t gc, *vt;
+    pbuf records;
+} gathered;
+
+static size_t vt_bytes(void) { return (size_t)cfg.nodes * sizeof(uint32_t); }
+
+static uint32_t *new_vt(void)
+{
+    uint32_t *v = lrc_alloc(vt_bytes());
+    memset(v, 0, vt_bytes());
+    return v;
+}
+
+static void vt_max(uint32_t *into, const uint32_t *v)
+{
+    for (int q = 0; q < cfg.nodes; q++)
+        if (v[q] > into[q])
+            into[q] = v[q];
+}
+
+void lrc_interval_init(void)
+{
+    vt = new_vt();
+    barrier_vt = new_vt();
+    gc_vt = new_vt();
+    gathered.vt = new_vt();
+    dirty = region_page_table(sizeof *dirty, "the LRC dirty page list");
+    logs = calloc((size_t)cfg.nodes, sizeof *logs);
+    for (int q = 0; logs && q < cfg.nodes; q++)
+        logs[q].base = 1;
+    seen_vt = calloc(TSR_MAX_LOCKS, sizeof *seen_vt);
+    lock_vt = calloc(TSR_MAX_LOCKS, sizeof *lock_vt);
+    if (!logs || !seen_vt || !lock_vt)
+        log_die("out of memory (LRC intervals)");
+}
+
+void lrc_dirty(uint32_t page) { dirty[ndirty++] = page; }
+
+int lrc_gc_requested(void) { return gc_requested; }
+
+/* ---- The log ------------------------------------------------------------- */
+
+/* Called with logs_mutex held. */
+static lrc_interval *log_get(uint32_t q, uint32_t index)
+{
+    writer_log *l = &logs[q];
+    return index >= l->base && index - l->base < l->len ? l->iv[index - l->base] : NULL;
+}
+
+/* Adds iv unless known or forgotten; returns the logged interval (iv is
+ * freed if not). Intervals of a writer arrive in any order (several locks,
+ * the barrier), so the log's base stays just above the last GC. */
+static lrc_interval *log_put(lrc_interval *iv)
+{
+    pthread_mutex_lock(&logs_mutex);
+    writer_log *l = &logs[iv->writer];
+    lrc_interval *have = log_get(iv->writer, iv->index);
+    if (have || iv->index < l->base) {
+        pthread_mutex_unlock(&logs_mutex);
+        lrc_free(iv);
+        return have;
+    }
+    uint32_t k = iv->index - l->base;
+    if (k >= l->len) {
+        uint32_t len = k + 1 > 2 * l->len ? k + 1 : 2 * l->len;
+        lrc_interval **grown = lrc_alloc(len * sizeof *grown);
+        memset(grown, 0, len * sizeof *grown);
+        if (l->len)
+            memcpy(grown, l->iv, l->len * sizeof *grown);
+        lrc_free(l->iv);
+        l->iv = grown;
+        l->len = len;
+    }
+    l->iv[k] = iv;
+    pthread_mutex_unlock(&logs_mutex);
+    return iv;
+}
+
+static lrc_interval *new_interval(uint32_t writer, uint32_t index, uint32_t npages,
+                                  const uint32_t *v, const uint32_t *pages)
+{
+    lrc_interval *iv = lrc_alloc(sizeof *iv + (size_t)npages * 4 + vt_bytes());
+    iv->writer = writer;
+    iv->index = index;
+    iv->npages = npages;
+    iv->vt = iv->pages + npages;
+    memcpy(iv->pages, pages, (size_t)npages * 4);
+    memcpy(iv->vt, v, vt_bytes());
+    iv->order = 0;
+    for (int q = 0; q < cfg.nodes; q++)
+        iv->order += v[q];
+    return iv;
+}
+
+void lrc_close_interval(void)
+{
+    if (!ndirty)
+        return;
+    vt[cfg.node]++;
+    lrc_interval *iv = new_interval((uint32_t)cfg.node, vt[cfg.node], ndirty, vt, dirty);
+    for (uint32_t i = 0; i < ndirty; i++)
+        lrc_written(dirty[i], vt[cfg.node]);
+    ndirty = 0;
+    log_put(iv);
+}
+
+/* ---- Wire form ------------------------------------------------------------ */
+
+static void put_interval(pbuf *out, const lrc_interval *iv)
+{
+    uint32_t hdr[3] = {iv->writer, iv->index, iv->npages};
+    pbuf_put(out, hdr, sizeof hdr);
+    pbuf_put(out, iv->vt, vt_bytes());
+    pbuf_put(out, iv->pages, (size_t)iv->npages * 4);
+}
+
+/* Writer q's logged intervals in (lo, hi]. Called with logs_mutex held. */
+static void put_writer(pbuf *out, uint32_t q, uint32_t lo, uint32_t hi)
+{
+    for (uint32_t i = (lo > gc_vt[q] ? lo : gc_vt[q]) + 1; i <= hi; i++) {
+        lrc_interval *iv = log_get(q, i);
+        if (!iv)
+            log_die_status(1, "LRC: interval %u of node %u is not known here", i, q);
+        put_interval(out, iv);
+    }
+}
+
+/* Every logged interval that `to` covers and `from` (NULL: nothing) does not. */
+static void put_range(pbuf *out, const uint32_t *from, const uint32_t *to)
+{
+    pthread_mutex_lock(&logs_mutex);
+    for (uint32_t q = 0; q < (uint32_t)cfg.nodes; q++)
+        put_writer(out, q, from ? from[q] : 0, to[q]);
+    pthread_mutex_unlock(&logs_mutex);
+}
+
+/* Reads a timestamp at *at; NULL if it does not fit. */
+static const uint32_t *take_vt(const char **at, const char *end)
+{
+    if ((size_t)(end - *at) < vt_bytes())
+        return NULL;
+    const uint32_t *v = (const uint32_t *)*at;
+    *at += vt_bytes();
+    return v;
+}
+
+/* Reads the intervals from at to end, handing each to fn; -1 if malformed. */
+static int each_interval(const char *at, const char *end, void (*fn)(lrc_interval *))
+{
+    while (at < end) {
+        uint32_t hdr[3];
+        if ((size_t)(end - at) < sizeof hdr)
+            return -1;
+        memcpy(hdr, at, sizeof hdr);
+        at += sizeof hdr;
+        const uint32_t *v = take_vt(&at, end);
+        if (!v || hdr[0] >= (uint32_t)cfg.nodes || !hdr[1] || hdr[2] > region.npages ||
+            (size_t)(end - at) < (size_t)hdr[2] * 4 || v[hdr[0]] != hdr[1])
+            return -1;
+        const uint32_t *pages = (const uint32_t *)at;
+        for (uint32_t i = 0; i < hdr[2]; i++)
+            if (pages[i] >= region.npages)
+                return -1;
+        at += (size_t)hdr[2] * 4;
+        if (fn)
+            fn(new_interval(hdr[0], hdr[1], hdr[2], v, pages));
+    }
+    return 0;
+}
+
+static void just_log(lrc_interval *iv) { log_put(iv); }
+
+/* An interval this node has not seen: a write notice for each page. */
+static void apply_interval(lrc_interval *iv)
+{
+    if (iv->writer == (uint32_t)cfg.node || iv->index <= vt[iv->writer]) {
+        lrc_free(iv);
+        return;
+    }
+    iv = log_put(iv);
+    for (uint32_t i = 0; i < iv->npages; i++)
+        if (coh_protocol_of(iv->pages[i]) == &lrc_protocol)
+            lrc_notice(iv->pages[i], iv);
+}
+
+/* ---- Locks --------------------------------------------------------------- */
+
+void lrc_lock_request(int lock, pbuf *out)
+{
+    if (lrc_active)
+        pbuf_put(out, vt, vt_bytes());
+}
+
+/* A grant: u32 from the manager (1) or the releaser (0), the timestamp
+ * granted, the intervals it covers that the request's does not. */
+static int grant(const void *req, size_t len, uint32_t from_manager, const uint32_t *v, pbuf *out)
+{
+    if (!lrc_active)
+        return req ? -1 : 0;
+    if (!req || len != vt_bytes())
+        return -1;
+    pbuf_put(out, &from_manager, sizeof from_manager);
+    pbuf_put(out, v, vt_bytes());
+    put_range(out, req, v);
+    return 0;
+}
+
+int lrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out)
+{
+    if (lrc_active && !lock_vt[lock])
+        lock_vt[lock] = new_vt();
+    return grant(req, len, 1, lock_vt[lock], out);
+}
+
+int lrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out)
+{
+    return grant(req, len, 0, vt, out);
+}
+
+void lrc_lock_release(int lock, pbuf *out)
+{
+    if (!lrc_active)
+        return;
+    pbuf_put(out, vt, vt_bytes());
+    put_range(out, seen_vt[lock], vt);
+}
+
+int lrc_lock_merge(int lock, int node, const void *p, size_t len)
+{
+    const char *at = p, *end = at + len;
+    const uint32_t *v = take_vt(&at, end);
+    if (!v || each_interval(at, end, NULL))
+        return -1;
+    each_interval(at, end, just_log);
+    if (!lock_vt[lock])
+        lock_vt[lock] = new_vt();
+    vt_max(lock_vt[lock], v);
+    return 0;
+}
+
+/* Only a grant from the manager says what the manager's log holds: a later
+ * release to it sends every interval beyond that. */
+int lrc_lock_acquire(int lock, const void *p, size_t len)
+{
+    const char *at = p, *end = at + len;
+    uint32_t from_manager;
+    if (len < sizeof from_manager)
+        return -1;
+    memcpy(&from_manager, at, sizeof from_manager);
+    at += sizeof from_manager;
+    const uint32_t *v = take_vt(&at, end);
+    if (!v || from_manager > 1 || each_interval(at, end, NULL))
+        return -1;
+    each_interval(at, end, apply_interval);
+    vt_max(vt, v);
+    if (from_manager) {
+        if (!seen_vt[lock])
+            seen_vt[lock] = new_vt();
+        memcpy(seen_vt[lock], v, vt_bytes());
+    }
+    return 0;
+}
+
+/* ---- Barriers ------------------------------------------------------------ */
+
+void lrc_barrier_arrival(pbuf *out)
+{
+    if (!lrc_active)
+        return;
+    uint32_t gc = lrc_bytes() > cfg.lrc_gc_bytes / 2;
+    pbuf_put(out, &gc, sizeof gc);
+    pbuf_put(out, vt, vt_bytes());
+    pthread_mutex_lock(&logs_mutex);
+    put_writer(out, (uint32_t)cfg.node, barrier_vt[cfg.node], vt[cfg.node]);
+    pthread_mutex_unlock(&logs_mutex);
+}
+
+int lrc_barrier_merge(int node, const void *p, size_t len)
+{
+    const char *at = p, *end = at + len;
+    uint32_t gc;
+    if (len < sizeof gc)
+        return -1;
+    memcpy(&gc, at, sizeof gc);
+    at += sizeof gc;
+    const uint32_t *v = take_vt(&at, end);
+    if (!v || each_interval(at, end, NULL))
+        return -1;
+    gathered.gc |= gc;
+    vt_max(gathered.vt, v);
+    pbuf_put(&gathered.records, at, (size_t)(end - at));
+    return 0;
+}
+
+void lrc_barrier_departure(pbuf *out)
+{
+    if (!lrc_active)
+        return;
+    pbuf_put(out, &gathered.gc, sizeof gathered.gc);
+    pbuf_put(out, gathered.vt, vt_bytes());
+    pbuf_put(out, gathered.records.p, gathered.records.len);
+    gathered.gc = 0;
+    gathered.records.len = 0;
+}
+
+int lrc_barrier_apply(const void *p, size_t len)
+{
+    const char *at = p, *end = at + len;
+    uint32_t gc;
+    if (len < sizeof gc)
+        return -1;
+    memcpy(&gc, at, sizeof gc);
+    at += sizeof gc;
+    const uint32_t *v = take_vt(&at, end);
+    if (!v || each_interval(at, end, NULL))
+        return -1;
+    each_interval(at, end, apply_interval);
+    vt_max(vt, v);
+    memcpy(barrier_vt, vt, vt_bytes());
+    gc_requested = gc != 0;
+    return 0;
+}
+
+/* ---- Garbage collection ------------------------------------------------ */
+
+/* Every page here is up to date, and every node's timestamp is this one:
+ * nobody will ask for an interval it covers again. */
+void lrc_interval_collect(void)
+{
+    pthread_mutex_lock(&logs_mutex);
+    for (int q = 0; q < cfg.nodes; q++) {
+        writer_log *l = &logs[q];
+        uint32_t shift = barrier_vt[q] + 1 - l->base, kept = l->len > shift ? l->len - shift : 0;
+        for (uint32_t k = 0; k < l->len - kept; k++)
+            lrc_free(l->iv[k]);
+        memmove(l->iv, l->iv + (l->len - kept), kept * sizeof *l->iv);
+        l->len = kept;
+        l->base = barrier_vt[q] + 1;
+    }
+    memcpy(gc_vt, barrier_vt, vt_bytes());
+    pthread_mutex_unlock(&logs_mutex);
+}
+
+uint32_t lrc_own_index(void) { return vt[cfg.node]; }

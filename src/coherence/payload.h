@@ -1,0 +1,53 @@
+/*
+ * payload.h - the consistency payloads that locks and barriers carry for
+ * the protocols, without knowing what they are.
+ *
+ * A lock request, grant, release, peek answer, barrier arrival and barrier
+ * departure each carry a sequence of frames, one per protocol that has
+ * something to say: (u32 protocol index, u32 length, bytes padded to 4).
+ * Each protocol writes and reads its own frame through the hooks of its
+ * table (protocol.h); sync/lock.c and sync/barrier.c only move the bytes.
+ */
+#ifndef TSR_PAYLOAD_H
+#define TSR_PAYLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A growing byte buffer. */
+typedef struct pbuf {
+    char *p;
+    size_t len, cap;
+} pbuf;
+
+/* Appends n bytes of room and returns where they start. */
+void *pbuf_room(pbuf *b, size_t n);
+void pbuf_put(pbuf *b, const void *src, size_t n);
+void pbuf_free(pbuf *b);
+
+/* Each builds the frames of every protocol that has the hook. */
+void coh_lock_request(int lock, pbuf *out);
+/* At the lock's grantor: the grant for `node`, given the frames of its
+ * request. Returns -1 when the request is malformed. */
+int coh_lock_grant(int lock, int node, const void *req, size_t rlen, pbuf *out);
+/* At the releaser, a grant straight to the next holder `node` instead of
+ * a release to the manager; -1 when the request is malformed. */
+int coh_lock_handoff(int lock, int node, const void *req, size_t rlen, pbuf *out);
+void coh_lock_release(int lock, pbuf *out);
+void coh_lock_peek(int lock, pbuf *out);
+void coh_barrier_arrival(pbuf *out);
+void coh_barrier_departure(pbuf *out);
+
+/* Each hands every frame to its protocol; returns -1 when the frames, or
+ * one protocol's bytes, are malformed (the caller stops the job, naming
+ * the message). */
+int coh_frames_valid(const void *p, size_t len);
+int coh_lock_merge(int lock, int node, const void *p, size_t len);
+/* Ends this node's interval (every protocol flushes), then applies the
+ * grant: the acquire of release consistency. */
+int coh_lock_acquire(int lock, const void *p, size_t len);
+int coh_lock_peeked(int lock, const void *p, size_t len);
+int coh_barrier_merge(int node, const void *p, size_t len);
+int coh_barrier_apply(const void *p, size_t len);
+
+#endif

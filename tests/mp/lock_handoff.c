@@ -1,0 +1,43 @@
+/* A contended lock goes straight from its releaser to the next holder:
+ * lock 2's manager, node 2, takes no part but counts what it receives.
+ * Node 0 takes the lock; node 1 asks for it (its request goes to node 2,
+ * which forwards it to node 0) and waits; node 0 releases: its grant goes
+ * to node 1 directly, no release reaches node 2. Node 1 releases with
+ * nobody waiting: that release goes to node 2. So node 2 receives two
+ * requests, one release and three barrier departures: 6 messages (7 if the
+ * hand-off went through it). */
+/* tsr-test: suite -n 3 */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "tessera.h"
+
+int main(int argc, char **argv)
+{
+    tsr_init(&argc, &argv);
+    int me = tsr_node(), bad = 0;
+    tsr_stats s0, s1;
+    tsr_barrier();
+    tsr_stats_get(&s0);
+    tsr_barrier(); /* every node has its first figures before any request */
+    if (me == 0)
+        tsr_lock(2);
+    tsr_barrier();
+    if (me == 0) {
+        usleep(500 * 1000); /* node 1's request reaches node 0 meanwhile */
+        tsr_unlock(2);
+    } else if (me == 1) {
+        tsr_lock(2);
+        tsr_unlock(2);
+    }
+    tsr_barrier();
+    tsr_stats_get(&s1);
+    if (me == 2 && s1.messages_received - s0.messages_received != 6) {
+        printf("node 2: received %llu messages, expected 6 (2 requests, 1 release, 3 barriers)\n",
+               (unsigned long long)(s1.messages_received - s0.messages_received));
+        bad = 1;
+    }
+    printf("node %d: lock_handoff: %s\n", me, bad ? "FAIL" : "PASS");
+    tsr_finalize();
+    return bad;
+}
