@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "api/layout.h"
 #include "boot/boot.h"
 #include "coherence/coherence.h"
 #include "detect/detect.h"
@@ -35,11 +36,13 @@ int tsr_init(int *argc, char ***argv)
     boot_start();
     am_init();
     am_guard_range(region.app, region.size);
+    layout_init();
     coh_init();
     lock_init();
     barrier_init();
     stall_init();
     tcp_backend.start();
+    layout_send();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
     barrier_collective(&sig);
     return 0;
@@ -102,15 +105,26 @@ static void check_attr(const tsr_attr *a)
                 a->start_node, cfg.nodes);
 }
 
+/* A TSR_MEMORY, in GiB, that would have held an allocation of `bytes`: twice
+ * the region plus the request, since tsr_malloc's arenas keep the top. */
+static size_t roomier_gib(size_t bytes)
+{
+    size_t gib = ((region.size >> 30) + (bytes >> 30) + 1) * 2;
+    return gib < (TSR_MEMORY_MAX >> 30) ? gib : (TSR_MEMORY_MAX >> 30);
+}
+
 /* The pages `bytes` needs (at least one). Rounding up by adding PAGE_SIZE - 1
  * first would wrap for sizes near SIZE_MAX and give a tiny allocation. */
 static uint32_t pages_for(size_t bytes)
 {
     size_t pages = bytes / PAGE_SIZE + (bytes % PAGE_SIZE != 0);
+    if (pages > region.npages && bytes > TSR_MEMORY_MAX)
+        log_die("tsr_alloc(%zu): the size is larger than the whole shared region (TSR_MEMORY=%zu "
+                "MiB), which is at most 16T minus 4K", bytes, region.size >> 20);
     if (pages > region.npages)
         log_die("tsr_alloc(%zu): the size is larger than the whole shared region (TSR_MEMORY=%zu "
-                "MiB)%s", bytes, region.size >> 20,
-                bytes <= TSR_MEMORY_MAX ? "; raise TSR_MEMORY" : ", which is at most 16T minus 4K");
+                "MiB); raise it, e.g. TSR_MEMORY=%zuG (or tsrun -m)", bytes, region.size >> 20,
+                roomier_gib(bytes));
     return pages ? (uint32_t)pages : 1;
 }
 
@@ -122,7 +136,8 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
     uint32_t first = alloc_pages(pages);
     if (first == UINT32_MAX)
         log_die("tsr_alloc(%zu): the shared region (TSR_MEMORY=%zu MiB) has no free run of %u "
-                "pages; raise TSR_MEMORY", bytes, region.size >> 20, pages);
+                "pages; raise it, e.g. TSR_MEMORY=%zuG (or tsrun -m)", bytes, region.size >> 20,
+                pages, roomier_gib(bytes));
     coh_map(first, pages, attr);
     /* No node may touch the pages before every node has mapped them: a diff
      * or page request must find the page's home and protocol set up. */

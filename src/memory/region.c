@@ -23,7 +23,9 @@ static void *reserve(size_t size, int prot, int flags, int fd, const char *what)
 {
     void *p = mmap(NULL, size, prot, flags | MAP_NORESERVE, fd, 0);
     if (p == MAP_FAILED)
-        log_die("cannot reserve %zu MiB for %s: %m (lower TSR_MEMORY)", size >> 20, what);
+        log_die("cannot reserve %zu MiB of address space for %s (TSR_MEMORY=%zu MiB): %m; "
+                "lower TSR_MEMORY or tsrun -m, or lift what limits reservations (ulimit -v, "
+                "vm.overcommit_memory=2)", size >> 20, what, cfg.memory >> 20);
     return p;
 }
 

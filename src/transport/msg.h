@@ -38,6 +38,7 @@
     X(MSG_ADOPT_REP,      "first",               "reply",        "count,proto",  "-",                        "pages [first, first+count) are allocated, kept by protocol `proto` (count 0: `page` is not)") \
     X(MSG_DISTRIBUTE,     "image",               "waiter",       "offset",       "bytes",                    "Tmk_distribute: write the bytes at `offset` in loaded image `image` of the receiver (its globals)") \
     X(MSG_DISTRIBUTE_ACK, "-",                   "waiter",       "-",            "-",                        "the bytes of a MSG_DISTRIBUTE are written") \
+    X(MSG_LAYOUT,         "-",                   "-",            "-",            "(base,id,name[48])*",      "to node 0 at tsr_init: the sender's loaded images in load order, which must be node 0's (api/layout.c)") \
     X(MSG_ECHO_REQ,       "-",                   "waiter",       "-",            "any",                      "transport round-trip probe (bench)") \
     X(MSG_ECHO_REP,       "-",                   "waiter",       "-",            "any",                      "reply to MSG_ECHO_REQ with the same payload") \
     X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \
