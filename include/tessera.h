@@ -28,6 +28,12 @@ extern "C" {
 #define TSR_API
 #endif
 
+/* A global variable that stays private to each node when the program's
+ * globals are shared (TSR_SHARE_GLOBALS=1, docs/GLOBALS.md):
+ * `static TSR_PRIVATE int calls;`. Thread-local storage lies outside the
+ * program's .data and .bss, and the program has one thread per node. */
+#define TSR_PRIVATE __thread
+
 /* Number of lock ids: tsr_lock(id) accepts 0 <= id < TSR_MAX_LOCKS. */
 #define TSR_MAX_LOCKS 4096
 

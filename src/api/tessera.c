@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "api/globals.h"
 #include "api/layout.h"
 #include "boot/boot.h"
 #include "coherence/coherence.h"
@@ -41,6 +42,7 @@ int tsr_init(int *argc, char ***argv)
     lock_init();
     barrier_init();
     stall_init();
+    globals_share();
     tcp_backend.start();
     layout_send();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
@@ -54,6 +56,7 @@ void tsr_finalize(void)
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
     barrier_collective(&sig);
     int stats_lost = stats_report();
+    globals_unshare();
     tcp_backend.shutdown();
     boot_fin();
     guard_stop();

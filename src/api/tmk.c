@@ -18,6 +18,7 @@
 
 #include "api/compat.h"
 #include "api/image.h"
+#include "memory/region.h"
 #include "tessera.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -72,6 +73,10 @@ void Tmk_distribute(char *ptr, int size)
         log_die("Tmk_distribute called before Tmk_startup");
     if (size < 0)
         log_die("Tmk_distribute(%p, %d): negative size", (void *)ptr, size);
+    /* Globals shared (TSR_SHARE_GLOBALS=1) are seen by all at the next
+     * barrier, which is all Tmk_distribute promises. */
+    if (region_contains(ptr))
+        return;
     if (image_locate(ptr, (size_t)size, &image, &offset))
         log_die("Tmk_distribute(%p, %d): not a writable global variable of the program (only "
                 "globals have a known place in every process)", (void *)ptr, size);

@@ -57,6 +57,26 @@ void region_init(void)
     region.meta = region_page_table(sizeof(page_meta), "page metadata");
 }
 
+void region_add_window(char *app, uint32_t first, uint32_t n)
+{
+    if (region.nwin == REGION_WINDOWS)
+        log_die("more than %d windows of the shared region", REGION_WINDOWS);
+    size_t len = (size_t)n << PAGE_SHIFT;
+    if (mmap(app, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, region.memfd,
+             (off_t)first << PAGE_SHIFT) == MAP_FAILED)
+        log_die("cannot map %u shared page(s) at %p: %m", n, (void *)app);
+    if (!region.nwin)
+        region.win_first = first;
+    region.win[region.nwin++] = (region_window){app, first, n};
+    region.win_pages = first + n - region.win_first;
+}
+
+void region_drop_windows(void)
+{
+    region.nwin = 0;
+    region.win_first = region.win_pages = 0;
+}
+
 void *region_page_table(size_t elem, const char *what)
 {
     return reserve((size_t)region.npages * elem, PROT_READ | PROT_WRITE,

@@ -36,6 +36,7 @@ typedef struct tsr_config {
     unsigned stall_abort_s;   /* TSR_STALL_ABORT: stop the job after it (0: never) */
     size_t malloc_memory;     /* TSR_MALLOC_MEMORY: top of the region kept for tsr_malloc */
     int aslr_keep;            /* TSR_ASLR=keep: nodes may have different address layouts */
+    int share_globals;        /* TSR_SHARE_GLOBALS=1: the program's globals are shared */
 } tsr_config;
 
 extern tsr_config cfg;

@@ -60,7 +60,7 @@ static void defaults_and_values(void)
     CHECK(cfg.nodes == 1 && cfg.node == 0 && !cfg.boot, "alone: node %d of %d", cfg.node, cfg.nodes);
     CHECK(cfg.memory == (size_t)64 << 30 || !memory_unlimited(), "default TSR_MEMORY %zu",
           cfg.memory);
-    CHECK(cfg.aslr_keep == 0, "default TSR_ASLR");
+    CHECK(cfg.aslr_keep == 0 && cfg.share_globals == 0, "default TSR_ASLR or TSR_SHARE_GLOBALS");
     CHECK(cfg.base == 0x100000000000, "default TSR_BASE %#lx", (unsigned long)cfg.base);
     CHECK(cfg.progress == PROGRESS_HYBRID && cfg.spin_us == 50, "default progress");
     CHECK(cfg.cache_only == 1 && cfg.fetch_ahead == 16, "default write detection or fetch-ahead");
@@ -106,6 +106,7 @@ static void bad_values(void)
         {"TSR_VERBOSE=10", "TSR_VERBOSE='10' is not an integer in [0, 9]"},
         {"TSR_BOOT=127.0.0.1:1", "TSR_BOOT is set but TSR_SECRET is not"},
         {"TSR_ASLR=on", "TSR_ASLR='on' is not one of: off, keep"},
+        {"TSR_SHARE_GLOBALS=yes", "TSR_SHARE_GLOBALS='yes' is not an integer in [0, 1]"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         CHECK_DIES(bad[i].assignment, load_with, bad[i].assignment, 1, bad[i].message);
