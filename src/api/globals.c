@@ -44,7 +44,7 @@ typedef struct program {
     int relro;      /* whether it has a RELRO part (holding .got) */
 } program;
 
-static span windows[REGION_WINDOWS - 1];
+static span windows[REGION_WINDOWS];
 static uint32_t nwindows, first_page;
 
 /* .got.plt: the loader's table of library functions, which every library
@@ -92,25 +92,29 @@ static int find_program(struct dl_phdr_info *info, size_t size, void *data)
     return 1;
 }
 
-/* Cuts [lo, hi) out of the windows. */
+/* Cuts [lo, hi) out of the windows: a window it overlaps keeps what lies
+ * on either side. The two cuts of one segment leave at most three. */
 static void cut(uintptr_t lo, uintptr_t hi)
 {
+    span kept[2 * REGION_WINDOWS];
+    uint32_t n = 0;
     lo = PAGE_DOWN(lo);
     hi = PAGE_UP(hi);
-    for (uint32_t i = 0; i < nwindows && lo < hi; i++) {
+    for (uint32_t i = 0; i < nwindows; i++) {
         span w = windows[i];
-        if (hi <= w.lo || lo >= w.hi)
+        if (lo >= hi || hi <= w.lo || lo >= w.hi) {
+            kept[n++] = w;
             continue;
-        memmove(&windows[i + 1], &windows[i], (nwindows - i) * sizeof *windows);
-        nwindows++;
-        windows[i] = (span){w.lo, lo > w.lo ? lo : w.lo};
-        windows[i + 1] = (span){hi < w.hi ? hi : w.hi, w.hi};
+        }
+        if (lo > w.lo)
+            kept[n++] = (span){w.lo, lo};
+        if (hi < w.hi)
+            kept[n++] = (span){hi, w.hi};
     }
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < nwindows; i++)
-        if (windows[i].hi > windows[i].lo)
-            windows[kept++] = windows[i];
-    nwindows = kept;
+    if (n > REGION_WINDOWS)
+        log_die("TSR_SHARE_GLOBALS=1: the program's writable data is split in %u pieces", n);
+    memcpy(windows, kept, n * sizeof *kept);
+    nwindows = n;
 }
 
 static int in_windows(uintptr_t lo, uintptr_t hi)
@@ -122,6 +126,28 @@ static int in_windows(uintptr_t lo, uintptr_t hi)
 }
 
 static int holds(const void *addr) { return in_windows((uintptr_t)addr, (uintptr_t)addr + 1); }
+
+/* Copies whole pages of the program's globals. Under AddressSanitizer
+ * those pages hold redzones between the variables, which a whole-page copy
+ * must read: the copy is left uninstrumented, and goes word by word
+ * through volatile so that the compiler does not turn it into a (checked)
+ * call of memcpy. */
+__attribute__((no_sanitize_address)) static void copy_pages(void *dst, const void *src,
+                                                            size_t len)
+{
+    volatile uint64_t *d = dst;
+    const volatile uint64_t *s = src;
+    for (size_t i = 0; i < len / sizeof *d; i++)
+        d[i] = s[i];
+}
+
+/* A write that changes nothing, to the first byte of a page (which may be
+ * a redzone under AddressSanitizer). */
+__attribute__((no_sanitize_address)) static void touch_page(char *page)
+{
+    volatile char *c = page;
+    *c = *c;
+}
 
 /* Finds the windows; exits if the program cannot have its globals shared. */
 static uint32_t find_windows(void)
@@ -164,7 +190,7 @@ void globals_share(void)
      * stdout) ever sees the pages empty. */
     for (uint32_t i = 0, at = 0; i < nwindows; i++) {
         uint32_t n = (uint32_t)((windows[i].hi - windows[i].lo) >> PAGE_SHIFT);
-        memcpy(page_rt(first_page + at), (void *)windows[i].lo, (size_t)n << PAGE_SHIFT);
+        copy_pages(page_rt(first_page + at), (void *)windows[i].lo, (size_t)n << PAGE_SHIFT);
         region_add_window((char *)windows[i].lo, first_page + at, n);
         detect_add_window(first_page + at, n);
         at += n;
@@ -178,10 +204,8 @@ void globals_share(void)
      * reach the others at tsr_init's barrier, so their first access fetches
      * node 0's globals whatever they did before tsr_init. */
     if (cfg.node == 0)
-        for (uint32_t p = first_page; p < first_page + pages; p++) {
-            volatile char *c = page_app(p);
-            *c = *c;
-        }
+        for (uint32_t p = first_page; p < first_page + pages; p++)
+            touch_page(page_app(p));
     log_debug("TSR_SHARE_GLOBALS: %u page(s) of globals shared in %u window(s)", pages, nwindows);
 }
 
@@ -192,7 +216,7 @@ void globals_unshare(void)
         char *copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (copy == MAP_FAILED)
             log_die("tsr_finalize: cannot keep the shared globals: %m");
-        memcpy(copy, (void *)windows[i].lo, len); /* fetches what is stale */
+        copy_pages(copy, (void *)windows[i].lo, len); /* fetches what is stale */
         /* Moved, not copied again: the private pages take the copy's place. */
         if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)windows[i].lo) ==
             MAP_FAILED)
