@@ -31,6 +31,9 @@ extern char __stop_tsr_private_data[] __attribute__((weak));
 extern char __start_tsr_private_bss[] __attribute__((weak));
 extern char __stop_tsr_private_bss[] __attribute__((weak));
 
+/* Defined by a program that writes TSR_SHARE_GLOBALS; (tessera.h). */
+extern const int tsr_share_globals_opt_in __attribute__((weak));
+
 #define PAGE_DOWN(a) ((uintptr_t)(a) & ~(uintptr_t)(PAGE_SIZE - 1))
 #define PAGE_UP(a) PAGE_DOWN((uintptr_t)(a) + PAGE_SIZE - 1)
 
@@ -175,8 +178,11 @@ static uint32_t find_windows(void)
 
 void globals_share(void)
 {
-    if (!cfg.share_globals)
+    if (!cfg.share_globals && !(&tsr_share_globals_opt_in && tsr_share_globals_opt_in))
         return;
+    if (cfg.aslr_keep)
+        log_die("TSR_SHARE_GLOBALS: the program shares its globals, which needs one address "
+                "layout on every node: not with TSR_ASLR=keep");
     uint32_t pages = find_windows();
     if (!pages)
         return;

@@ -170,7 +170,4 @@ void config_load(void)
     if (cfg.aslr_keep < 0)
         log_die("TSR_ASLR='%s' is not one of: off, keep", env("TSR_ASLR"));
     cfg.share_globals = (int)env_long("TSR_SHARE_GLOBALS", 0, 0, 1);
-    if (cfg.share_globals && cfg.aslr_keep)
-        log_die("TSR_SHARE_GLOBALS=1 needs one address layout on every node: not with "
-                "TSR_ASLR=keep");
 }

@@ -1,11 +1,12 @@
 /*
  * parmacs.h - a PARMACS macro file for Tessera, as SPLASH programs expect
  * one (the m4 macros of c.m4.null, as C macros), for programs whose shared
- * state is in ordinary globals (docs/GLOBALS.md).
+ * state is in ordinary globals (docs/GLOBALS.md), which it shares
+ * (TSR_SHARE_GLOBALS; below).
  *
  * SPLASH's master sets up globals and G_MALLOCs shared data, then CREATEs
  * the other processes. Under tsrun every node runs main: MAIN_INITENV
- * shares the globals (TSR_SHARE_GLOBALS=1) and joins the job; the nodes
+ * joins the job (sharing the globals); the nodes
  * other than 0 then wait until the master's first CREATE, call the function
  * it names (read from a shared global: one address layout per job makes
  * the pointer valid on every node), and end with WAIT_FOR_END's barrier.
@@ -22,11 +23,10 @@
 void (*parmacs_created)(void); /* the function the master CREATEs */
 int parmacs_next_lock;         /* lock ids LOCKINIT hands out */
 
-#define MAIN_ENV
+#define MAIN_ENV TSR_SHARE_GLOBALS;
 #define EXTERN_ENV
 #define MAIN_INITENV()                                                   \
     do {                                                                 \
-        setenv("TSR_SHARE_GLOBALS", "1", 1);                             \
         tsr_init(&argc, &argv);                                          \
         if (tsr_node() != 0) {                                           \
             tsr_barrier();     /* the master's first CREATE */          \

@@ -16,13 +16,16 @@ else
     bad "globals/runtime data left in sections that would be shared: $left"
 fi
 
-if $CC -Iinclude -o "$LOG/dyn" $SRC -L$B/lib -ltessera -Wl,-rpath,"$PWD/$B/lib" -pthread -lm \
-    -Wl,-z,now >"$LOG/cc" 2>&1; then
-    expect_ok "globals/shared with libtessera.so, 3 nodes" "node 2: globals_share PASS" \
-        $TSRUN -n 3 "$LOG/dyn"
-else
-    bad "globals/build against libtessera.so" "$LOG/cc"
-fi
+# globals_share opts in through the environment (setenv before tsr_init),
+# parmacs_jacobi by the symbol that TSR_SHARE_GLOBALS; defines (parmacs.h).
+for prog in globals_share parmacs_jacobi; do
+    if $CC -Iinclude -o "$LOG/$prog" tests/mp/$prog.c -L$B/lib -ltessera -Wl,-rpath,"$PWD/$B/lib" \
+        -pthread -lm -Wl,-z,relro,-z,now >"$LOG/cc" 2>&1; then
+        expect_ok "globals/$prog with libtessera.so, 3 nodes" "PASS" $TSRUN -n 3 "$LOG/$prog"
+    else
+        bad "globals/build $prog against libtessera.so" "$LOG/cc"
+    fi
+done
 
 # The fault handler calls through .got.plt: it must not lie on a shared page.
 for how in lazy norelro; do
@@ -37,6 +40,9 @@ $CC -Iinclude -o "$LOG/loose" $SRC $(ls $B/obj/src/*/*.o | grep -v launcher) -pt
 expect_fail "globals/the runtime's state among the program's globals is refused" \
     "the runtime's own state lies among the program's globals" $TSRUN -n 2 "$LOG/loose"
 
-expect_fail "globals/not with TSR_ASLR=keep" "TSR_SHARE_GLOBALS=1 needs one address layout" \
-    env TSR_ASLR=keep $TSRUN -n 2 $B/tests/mp/globals_share
+for prog in globals_share parmacs_jacobi; do
+    expect_fail "globals/$prog not with TSR_ASLR=keep" \
+        "needs one address layout on every node: not with TSR_ASLR=keep" \
+        env TSR_ASLR=keep $TSRUN -n 2 $B/tests/mp/$prog
+done
 finish
