@@ -3,8 +3,8 @@
  *
  * What is shared: the whole pages of the executable's writable PT_LOAD
  * segment that lie past its RELRO part (which is read-only after start-up):
- * .got.plt if any, .data and .bss, including the first page's bytes before
- * .data and the last page's bytes after .bss, which nothing else uses. The
+ * .data and .bss, including the first page's bytes before .data and the
+ * last page's bytes after .bss, which nothing else uses. The
  * runtime's own pages (tsr_private_*) are cut out, so the shared pages form
  * up to three windows of one allocation. Libraries' data (libc's included)
  * lies in their own segments and is not touched.
@@ -13,7 +13,6 @@
 
 #include <elf.h>
 #include <link.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -48,7 +47,7 @@ typedef struct program {
 } program;
 
 static span windows[REGION_WINDOWS];
-static uint32_t nwindows, first_page;
+static uint32_t nwindows;
 
 /* .got.plt: the loader's table of library functions, which every library
  * call reads (the fault handler's too). */
@@ -186,7 +185,7 @@ void globals_share(void)
     uint32_t pages = find_windows();
     if (!pages)
         return;
-    first_page = alloc_pages(pages);
+    uint32_t first_page = alloc_pages(pages);
     if (first_page == UINT32_MAX)
         log_die("TSR_SHARE_GLOBALS=1: no room for the program's %u page(s) of globals in the "
                 "shared region (TSR_MEMORY=%zu MiB)", pages, region.size >> 20);

@@ -25,9 +25,3 @@ int aslr_prepare_exec(void)
         return -1;
     return 0;
 }
-
-int aslr_disabled(void)
-{
-    int now = personality(0xffffffff);
-    return now != -1 && (now & ADDR_NO_RANDOMIZE);
-}

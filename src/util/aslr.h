@@ -17,7 +17,5 @@ int aslr_keep(void);
  * that process (personality ADDR_NO_RANDOMIZE, inherited across exec)
  * unless TSR_ASLR=keep. Returns 0, or -1 with errno set. */
 int aslr_prepare_exec(void);
-/* 1 if this process runs with randomisation disabled. */
-int aslr_disabled(void);
 
 #endif
