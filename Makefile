@@ -16,7 +16,10 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -fPIC -pthread
 CPPFLAGS += -D_GNU_SOURCE -Iinclude -Isrc -MMD -MP
-LDLIBS  += -pthread -lm
+# -z now: every library call is bound at start-up, so the program's .got.plt
+# (beside its globals) is never written afterwards; TSR_SHARE_GLOBALS=1
+# needs that (docs/GLOBALS.md). tessera.pc gives users the same flag.
+LDLIBS  += -pthread -lm -Wl,-z,now
 MPICC   ?= mpicc
 
 OBJCOPY ?= objcopy
@@ -36,7 +39,7 @@ LIBA       := $(BUILD)/lib/libtessera.a
 LIBSO_FILE := $(BUILD)/lib/libtessera.so.$(SO_VERSION)
 LIBSO_NAME := $(BUILD)/lib/libtessera.so.$(SO_MAJOR)
 LIBSO      := $(BUILD)/lib/libtessera.so
-# The same objects with their internal names still global, for tsrun, the
+# The same object with its internal names still global, for tsrun, the
 # unit tests and the programs that reach inside the runtime. Never installed.
 LIBINT     := $(BUILD)/lib/libtessera_internal.a
 # A test or benchmark that includes a runtime header ("layer/name.h") links
@@ -61,16 +64,20 @@ $(LIB_OBJS): Makefile
 # An archive of the separate objects would keep every cross-file name
 # global, and a program defining `region` or `log_die` would fail to link.
 # So the objects become one relocatable object whose hidden symbols are then
-# made local: only the TSR_API functions stay global.
-$(BUILD)/obj/libtessera.o: $(LIB_OBJS)
-	$(CC) -r -nostdlib -o $@.tmp $^
-	$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
+# made local: only the TSR_API functions stay global. src/private.ld puts the
+# runtime's writable data on pages of its own there, so that a program that
+# shares its globals (TSR_SHARE_GLOBALS=1, docs/GLOBALS.md) keeps them private.
+$(BUILD)/obj/libtessera_int.o: $(LIB_OBJS) src/private.ld
+	$(CC) -r -nostdlib -Wl,-T,src/private.ld -o $@ $(LIB_OBJS)
+
+$(BUILD)/obj/libtessera.o: $(BUILD)/obj/libtessera_int.o
+	$(OBJCOPY) --localize-hidden $< $@
 
 $(LIBA): $(BUILD)/obj/libtessera.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIBINT): $(LIB_OBJS)
+$(LIBINT): $(BUILD)/obj/libtessera_int.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 

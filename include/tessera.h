@@ -28,6 +28,18 @@ extern "C" {
 #define TSR_API
 #endif
 
+/* A global variable that stays private to each node when the program's
+ * globals are shared (TSR_SHARE_GLOBALS=1, docs/GLOBALS.md):
+ * `static TSR_PRIVATE int calls;`. Thread-local storage lies outside the
+ * program's .data and .bss, and the program has one thread per node. */
+#define TSR_PRIVATE __thread
+
+/* Written once at file scope in one source file of a program
+ * (`TSR_SHARE_GLOBALS;`), shares the program's globals as
+ * TSR_SHARE_GLOBALS=1 in the environment would: the choice travels with the
+ * program. The runtime looks for this symbol, weakly. */
+#define TSR_SHARE_GLOBALS const int tsr_share_globals_opt_in = 1
+
 /* Number of lock ids: tsr_lock(id) accepts 0 <= id < TSR_MAX_LOCKS. */
 #define TSR_MAX_LOCKS 4096
 

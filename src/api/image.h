@@ -7,6 +7,9 @@
  * from the image's load address). This assumes that every node loads the
  * same images in the same order, which holds for one binary started by
  * tsrun (not for images loaded later with dlopen in a different order).
+ * tsrun now gives every node one layout (docs/GLOBALS.md), where address
+ * and (image, offset) agree; the naming is kept because TSR_ASLR=keep, or
+ * another launcher, can still load the images at different addresses.
  */
 #ifndef TSR_IMAGE_H
 #define TSR_IMAGE_H

@@ -6,6 +6,8 @@
 
 #include <stdlib.h>
 
+#include "api/globals.h"
+#include "api/layout.h"
 #include "boot/boot.h"
 #include "coherence/coherence.h"
 #include "detect/detect.h"
@@ -16,6 +18,7 @@
 #include "sync/sync.h"
 #include "transport/core.h"
 #include "transport/transport.h"
+#include "util/aslr.h"
 #include "util/config.h"
 #include "util/cpu.h"
 #include "util/guard.h"
@@ -26,21 +29,25 @@ static double t_start;
 int tsr_init(int *argc, char ***argv)
 {
     (void)argc;
-    (void)argv;
     guard_start();
     t_start = now_s();
     config_load();
+    if (!cfg.boot && cfg.nodes > 1) /* srun or mpirun: see aslr_restart */
+        aslr_restart(argv ? *argv : NULL);
     region_init();
     detect_init();
     boot_start();
     am_init();
     am_guard_range(region.app, region.size);
     am_limit_pages(region.npages);
+    layout_init();
     coh_init();
     lock_init();
     barrier_init();
     stall_init();
+    globals_share();
     transport_start();
+    layout_send();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
     barrier_collective(&sig);
     return 0;
@@ -52,6 +59,7 @@ void tsr_finalize(void)
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
     barrier_collective(&sig);
     int stats_lost = stats_report();
+    globals_unshare();
     transport_shutdown();
     boot_fin();
     guard_stop();
@@ -103,15 +111,26 @@ static void check_attr(const tsr_attr *a)
                 a->start_node, cfg.nodes);
 }
 
+/* A TSR_MEMORY, in GiB, that would have held an allocation of `bytes`: twice
+ * the region plus the request, since tsr_malloc's arenas keep the top. */
+static size_t roomier_gib(size_t bytes)
+{
+    size_t gib = ((region.size >> 30) + (bytes >> 30) + 1) * 2;
+    return gib < (TSR_MEMORY_MAX >> 30) ? gib : (TSR_MEMORY_MAX >> 30);
+}
+
 /* The pages `bytes` needs (at least one). Rounding up by adding PAGE_SIZE - 1
  * first would wrap for sizes near SIZE_MAX and give a tiny allocation. */
 static uint32_t pages_for(size_t bytes)
 {
     size_t pages = bytes / PAGE_SIZE + (bytes % PAGE_SIZE != 0);
+    if (pages > region.npages && bytes > TSR_MEMORY_MAX)
+        log_die("tsr_alloc(%zu): the size is larger than the whole shared region (TSR_MEMORY=%zu "
+                "MiB), which is at most 16T minus 4K", bytes, region.size >> 20);
     if (pages > region.npages)
         log_die("tsr_alloc(%zu): the size is larger than the whole shared region (TSR_MEMORY=%zu "
-                "MiB)%s", bytes, region.size >> 20,
-                bytes <= TSR_MEMORY_MAX ? "; raise TSR_MEMORY" : ", which is at most 16T minus 4K");
+                "MiB); raise it, e.g. TSR_MEMORY=%zuG (or tsrun -m)", bytes, region.size >> 20,
+                roomier_gib(bytes));
     return pages ? (uint32_t)pages : 1;
 }
 
@@ -123,7 +142,8 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
     uint32_t first = alloc_pages(pages);
     if (first == UINT32_MAX)
         log_die("tsr_alloc(%zu): the shared region (TSR_MEMORY=%zu MiB) has no free run of %u "
-                "pages; raise TSR_MEMORY", bytes, region.size >> 20, pages);
+                "pages; raise it, e.g. TSR_MEMORY=%zuG (or tsrun -m)", bytes, region.size >> 20,
+                pages, roomier_gib(bytes));
     /* TSR_PROTO=lrc: collective allocations that name the default protocol
      * get TreadMarks' (tsr_malloc's memory stays home-based: adopt.c). */
     tsr_attr chosen = *attr;

@@ -18,6 +18,7 @@
 
 #include "api/compat.h"
 #include "api/image.h"
+#include "memory/region.h"
 #include "tessera.h"
 #include "transport/request.h"
 #include "transport/transport.h"
@@ -75,6 +76,10 @@ void Tmk_distribute(char *ptr, int size)
         log_die("Tmk_distribute called before Tmk_startup");
     if (size < 0)
         log_die("Tmk_distribute(%p, %d): negative size", (void *)ptr, size);
+    /* Globals shared (TSR_SHARE_GLOBALS=1) are seen by all at the next
+     * barrier, which is all Tmk_distribute promises. */
+    if (region_contains(ptr))
+        return;
     if ((unsigned)size > MSG_BYTES_MAX)
         log_die("Tmk_distribute(%p, %d): more than %u MiB, the most one call copies",
                 (void *)ptr, size, MSG_BYTES_MAX >> 20);

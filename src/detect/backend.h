@@ -24,6 +24,8 @@ typedef struct detect_backend {
     int (*track)(uint32_t first, uint32_t n);
     void (*untrack)(uint32_t first, uint32_t n);
     void (*written)(uint32_t first, uint32_t n, void (*fn)(uint32_t page));
+    /* Optional: sets itself up over a window's new mapping (detect_add_window). */
+    void (*window)(uint32_t first, uint32_t n);
 } detect_backend;
 
 extern const detect_backend segv_backend;

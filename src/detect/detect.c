@@ -50,13 +50,14 @@ int detect_fault(void *addr, int is_write)
 /* Bytes first, hardware second: a fault that races with a downgrade then
  * sees the new, lower access and asks the protocol again. The backend is
  * given runs of pages that had the same access, since what it must undo
- * depends on what was there. */
+ * depends on what was there, and that lie one after another in the
+ * application view (region_run: not across a window's edge). */
 void detect_set_access(uint32_t first, uint32_t n, int access)
 {
     for (uint32_t i = 0; i < n;) {
         int old = detect_access_of(first + i);
-        uint32_t j = i;
-        while (j < n && detect_access_of(first + j) == old)
+        uint32_t j = i, end = i + region_run(first + i, n - i);
+        while (j < end && detect_access_of(first + j) == old)
             atomic_store_explicit(&detect_access[first + j++], (uint8_t)access,
                                   memory_order_release);
         backend->apply(first + i, j - i, old, access);
@@ -66,8 +67,16 @@ void detect_set_access(uint32_t first, uint32_t n, int access)
 
 int detect_track_writes(uint32_t first, uint32_t n)
 {
-    if (!backend->track || backend->track(first, n))
+    if (!backend->track)
         return -1;
+    for (uint32_t i = 0, run; i < n; i += run) {
+        run = region_run(first + i, n - i);
+        if (backend->track(first + i, run)) {
+            if (i)
+                detect_untrack_writes(first, i);
+            return -1;
+        }
+    }
     for (uint32_t i = 0; i < n; i++)
         atomic_store_explicit(&detect_access[first + i], ACCESS_WRITE, memory_order_release);
     return 0;
@@ -75,10 +84,25 @@ int detect_track_writes(uint32_t first, uint32_t n)
 
 void detect_written(uint32_t first, uint32_t n, void (*fn)(uint32_t page))
 {
-    backend->written(first, n, fn);
+    for (uint32_t i = 0, run; i < n; i += run) {
+        run = region_run(first + i, n - i);
+        backend->written(first + i, run, fn);
+    }
 }
 
-void detect_untrack_writes(uint32_t first, uint32_t n) { backend->untrack(first, n); }
+void detect_untrack_writes(uint32_t first, uint32_t n)
+{
+    for (uint32_t i = 0, run; i < n; i += run) {
+        run = region_run(first + i, n - i);
+        backend->untrack(first + i, run);
+    }
+}
+
+void detect_add_window(uint32_t first, uint32_t n)
+{
+    if (backend->window)
+        backend->window(first, n);
+}
 
 const char *detect_backend_name(void) { return backend->name; }
 int detect_serves_kernel_faults(void) { return backend->kernel_faults; }

@@ -62,6 +62,10 @@ int detect_track_writes(uint32_t first, uint32_t n);
 void detect_written(uint32_t first, uint32_t n, void (*fn)(uint32_t page));
 /* Ends tracking of pages [first, first+n); they keep ACCESS_WRITE. */
 void detect_untrack_writes(uint32_t first, uint32_t n);
+/* Pages [first, first+n) were just given a window of their own
+ * (region_add_window, read-write): the backend sets itself up over it as
+ * over the region. Their access is set next, as for a new allocation. */
+void detect_add_window(uint32_t first, uint32_t n);
 /* "segv" or "uffd": the backend in use. */
 const char *detect_backend_name(void);
 /* 1 when faults taken inside system calls and by any thread are served

@@ -73,4 +73,4 @@ static void segv_apply(uint32_t first, uint32_t n, int old, int access)
                        "or use TSR_DETECT=uffd)", n, (void *)page_app(first), strerror(errno));
 }
 
-const detect_backend segv_backend = {"segv", 0, segv_start, segv_apply, NULL, NULL, NULL};
+const detect_backend segv_backend = {"segv", 0, segv_start, segv_apply, NULL, NULL, NULL, NULL};

@@ -246,5 +246,8 @@ void uffd_release(uint32_t first, uint32_t n)
                        (void *)page_app(first), strerror(errno));
 }
 
+/* A window's mapping is new: it joins the region's userfaultfd context. */
+static void uffd_window(uint32_t first, uint32_t n) { uffd_reclaim(first, n); }
+
 const detect_backend uffd_backend = {"uffd", 1, uffd_start, uffd_apply,
-                                     uffd_track, uffd_untrack, uffd_written};
+                                     uffd_track, uffd_untrack, uffd_written, uffd_window};

@@ -94,7 +94,7 @@ void uffd_written(uint32_t first, uint32_t n, void (*fn)(uint32_t page))
         .size = sizeof scan,
         .flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
         .start = (uintptr_t)page_app(first),
-        .end = (uintptr_t)page_app(first + n),
+        .end = (uintptr_t)page_app(first + n - 1) + PAGE_SIZE, /* a window's last page */
         .vec = (uintptr_t)found,
         .vec_len = 64,
         .category_mask = PAGE_IS_WRITTEN,

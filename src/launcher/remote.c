@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "boot/iface.h"
+#include "util/aslr.h"
 #include "util/io.h"
 
 #define MAX_SSH_WORDS 64
@@ -197,7 +198,8 @@ static int quote(char *buf, size_t len, size_t *at, const char *s)
 
 /* The remote command. TSR_* variables travel with it, except the secret
  * (on standard input), TSR_ADDR (an address of this host only) and
- * TSR_SSH (meaningless there). */
+ * TSR_SSH (meaningless there); the program runs under `setarch -R`
+ * (util-linux) unless TSR_ASLR=keep. */
 static int remote_command(char *buf, size_t len, char *const argv[])
 {
     char cwd[4096];
@@ -211,6 +213,9 @@ static int remote_command(char *buf, size_t len, char *const argv[])
         if (!strncmp(*e, "TSR_", 4) && strncmp(*e, "TSR_SECRET=", 11) &&
             strncmp(*e, "TSR_ADDR=", 9) && strncmp(*e, "TSR_SSH=", 8))
             bad = quote(buf, len, &at, *e);
+    /* The node's layout must match the others' (api/layout.c): sshd starts
+     * it afresh, so the remote side turns randomisation off itself. */
+    bad = bad || (aslr_keep() != 1 && append(buf, len, &at, " setarch -R"));
     bad = bad || append(buf, len, &at, " sh -c") || quote(buf, len, &at, READ_SECRET_AND_EXEC);
     for (int i = 0; !bad && argv[i]; i++)
         bad = quote(buf, len, &at, argv[i]);

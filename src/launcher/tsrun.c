@@ -40,6 +40,7 @@
 #include "boot/gate.h"
 #include "launcher/remote.h"
 #include "transport/shm.h"
+#include "util/aslr.h"
 #include "util/cpu.h"
 #include "util/io.h"
 #include "util/lines.h"
@@ -187,6 +188,8 @@ static void parse_args(int argc, char **argv)
     opt.argv = argv + optind;
     opt.startup_limit = (double)env_long("TSR_CONNECT_TIMEOUT", 30, 1, 3600);
     log_verbose = (int)env_long("TSR_VERBOSE", 0, 0, 9);
+    if (aslr_keep() < 0)
+        refuse("TSR_ASLR='%s' is not one of: off, keep", getenv("TSR_ASLR"));
 }
 
 /* A program named without a slash is looked up in PATH, as exec would. */
@@ -329,7 +332,9 @@ static void start_node(int i, const char *boot_addr)
         abandon("cannot start node %d of %d: fork: %s", i, opt.n, strerror(errno));
     if (pid == 0) {
         char buf[32];
-        snprintf(buf, sizeof buf, "%d", i);
+        /* As wide as the largest id, so that every node's environment,
+         * hence its initial stack, has the same size (docs/GLOBALS.md). */
+        snprintf(buf, sizeof buf, "%0*d", snprintf(NULL, 0, "%d", opt.n - 1), i);
         setenv("TSR_NODE", buf, 1);
         snprintf(buf, sizeof buf, "%d", opt.n);
         setenv("TSR_NODES", buf, 1);
@@ -343,6 +348,9 @@ static void start_node(int i, const char *boot_addr)
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
+        if (aslr_prepare_exec())
+            fprintf(stderr, "tsrun: node %d: cannot disable address-space randomisation: %s\n", i,
+                    strerror(errno));
         remote_exec(i, in, opt.argv);
         execvp(opt.argv[0], opt.argv);
         fprintf(stderr, "tsrun: node %d: cannot execute '%s': %s\n", i, opt.argv[0],

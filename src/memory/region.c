@@ -24,8 +24,9 @@ static void *reserve(size_t size, int prot, int flags, int fd, const char *what)
 {
     void *p = mmap(NULL, size, prot, flags | MAP_NORESERVE, fd, 0);
     if (p == MAP_FAILED)
-        log_die("cannot reserve %zu MiB for %s on host %s: %m (lower TSR_MEMORY)", size >> 20,
-                what, iface_host());
+        log_die("cannot reserve %zu MiB of address space for %s on host %s (TSR_MEMORY=%zu MiB): "
+                "%m; lower TSR_MEMORY or tsrun -m, or lift what limits reservations (ulimit -v, "
+                "vm.overcommit_memory=2)", size >> 20, what, iface_host(), cfg.memory >> 20);
     return p;
 }
 
@@ -56,6 +57,26 @@ void region_init(void)
     region.twin = reserve(region.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
                           "twins");
     region.meta = region_page_table(sizeof(page_meta), "page metadata");
+}
+
+void region_add_window(char *app, uint32_t first, uint32_t n)
+{
+    if (region.nwin == REGION_WINDOWS)
+        log_die("more than %d windows of the shared region", REGION_WINDOWS);
+    size_t len = (size_t)n << PAGE_SHIFT;
+    if (mmap(app, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, region.memfd,
+             (off_t)first << PAGE_SHIFT) == MAP_FAILED)
+        log_die("cannot map %u shared page(s) at %p: %m", n, (void *)app);
+    if (!region.nwin)
+        region.win_first = first;
+    region.win[region.nwin++] = (region_window){app, first, n};
+    region.win_pages = first + n - region.win_first;
+}
+
+void region_drop_windows(void)
+{
+    region.nwin = 0;
+    region.win_first = region.win_pages = 0;
 }
 
 void *region_page_table(size_t elem, const char *what)

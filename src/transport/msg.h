@@ -51,6 +51,8 @@ enum {
  * bound to locks, intervals), checked frame by frame by their protocols:
  * no node accepts more than 1 GiB of them in one message (128 Mi notices). */
 #define MSG_FRAMES_MAX (1u << 30)
+/* An address layout (api/layout.c): at most 256 images of 64 bytes. */
+#define MSG_LAYOUT_MAX (256 * 64)
 
 /*  name                arg0                   arg1            arg2            payload                     len  args  meaning */
 #define TSR_MESSAGES(X) \
@@ -85,6 +87,7 @@ enum {
     X(MSG_ADOPT_REP,      "first",               "reply",        "count,proto",  "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "pages [first, first+count) are allocated, kept by protocol `proto` (count 0: `page` is not)") \
     X(MSG_DISTRIBUTE,     "image",               "reply",        "offset",       "bytes",                    LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "Tmk_distribute: write the bytes at `offset` in loaded image `image` of the receiver (its globals)") \
     X(MSG_DISTRIBUTE_ACK, "-",                   "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "the bytes of a MSG_DISTRIBUTE are written") \
+    X(MSG_LAYOUT,         "-", "-", "-", "(base,id,name[48])*", LEN_MAX(MSG_LAYOUT_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to node 0 at tsr_init: the sender's loaded images in load order, which must be node 0's (api/layout.c)") \
     X(MSG_ECHO_REQ,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "transport round-trip probe (bench)") \
     X(MSG_ECHO_REP,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "reply to MSG_ECHO_REQ with the same payload") \
     X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               LEN_MAX(4096), ARGS(ARG_NODE, ARG_ANY, ARG_ANY), "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \

@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "boot/rendezvous.h"
+#include "util/aslr.h"
 #include "util/log.h"
 
 tsr_config cfg;
@@ -120,9 +122,32 @@ static void load_job(void)
     cfg.rendezvous = load_rendezvous_dir();
 }
 
+/* The default TSR_MEMORY. The region is reserved, not committed, so a large
+ * one costs nothing where reservations are not counted: 64G. Strict
+ * overcommit (vm.overcommit_memory=2) counts them even with MAP_NORESERVE,
+ * so there the default stays 16G; a finite RLIMIT_AS must hold the region's
+ * three views and its page tables, so it gets a quarter of that limit. */
+static size_t default_memory(void)
+{
+    size_t dflt = (size_t)64 << 30;
+    struct rlimit as;
+    if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY && as.rlim_cur / 4 < dflt)
+        dflt = as.rlim_cur / 4 > (1u << 20) ? (as.rlim_cur / 4) & ~(size_t)0xfffff : 1u << 20;
+    FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+    int mode = 0;
+    if (f) {
+        if (fscanf(f, "%d", &mode) != 1)
+            mode = 0;
+        fclose(f);
+    }
+    if (mode == 2 && dflt > (size_t)16 << 30)
+        dflt = (size_t)16 << 30;
+    return dflt;
+}
+
 static void load_region(void)
 {
-    cfg.memory = env_size("TSR_MEMORY", (size_t)16 << 30, (size_t)1 << 20, TSR_MEMORY_MAX,
+    cfg.memory = env_size("TSR_MEMORY", default_memory(), (size_t)1 << 20, TSR_MEMORY_MAX,
                           "from 1M to 16T minus 4K (4294967295 pages of 4 KiB: page numbers "
                           "are 32-bit)");
     /* Not in the low 4 GiB: a null pointer plus an offset would land in
@@ -167,4 +192,8 @@ void config_load(void)
     cfg.proto_lrc = env_choice("TSR_PROTO", proto, 0);
     cfg.lrc_gc_bytes = env_size("TSR_LRC_GC_BYTES", (size_t)64 << 20, (size_t)64 << 10,
                                 (size_t)1 << 40, "64K to 1T");
+    cfg.aslr_keep = aslr_keep();
+    if (cfg.aslr_keep < 0)
+        log_die("TSR_ASLR='%s' is not one of: off, keep", env("TSR_ASLR"));
+    cfg.share_globals = (int)env_long("TSR_SHARE_GLOBALS", 0, 0, 1);
 }

@@ -60,7 +60,10 @@ void log_die(const char *fmt, ...)
     va_start(ap, fmt);
     emit(fmt, ap);
     va_end(ap);
-    fflush(stdout);
+    /* Every stream, through libc's own list: `stdout` itself may lie on a
+     * shared page of the program's globals (docs/GLOBALS.md), which another
+     * thread than the application's must not touch. */
+    fflush(NULL);
     _exit(1);
 }
 

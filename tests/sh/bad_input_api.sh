@@ -16,7 +16,7 @@ too_big="the size is larger than the whole shared region (TSR_MEMORY=1024 MiB)"
 refuse size_max "tsr_alloc(18446744073709551615): $too_big, which is at most 16T minus 4K" TSR_MEMORY=1G
 refuse size_rounds_over "tsr_alloc(18446744073709551515): $too_big, which is at most 16T minus 4K" TSR_MEMORY=1G
 refuse size_32T "tsr_alloc(35184372088832): $too_big, which is at most 16T minus 4K" TSR_MEMORY=1G
-refuse size_2G "tsr_alloc(2147483648): $too_big; raise TSR_MEMORY" TSR_MEMORY=1G
+refuse size_2G "tsr_alloc(2147483648): $too_big; raise it, e.g. TSR_MEMORY=8G (or tsrun -m)" TSR_MEMORY=1G
 refuse attr_null "tsr_alloc_attr: attr is NULL"
 refuse home "tsr_alloc_attr: attr->home 7 is not TSR_HOME_BLOCK, TSR_HOME_CYCLIC or TSR_HOME_NODE"
 refuse home_node "tsr_alloc_attr: attr->home_node 2 is not a node of this 2-node job"

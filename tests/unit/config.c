@@ -2,6 +2,8 @@
  * malformed and overflowing sizes refused, every variable's default, good
  * values taken, and each bad value ending the process with status 1 and a
  * message that names the variable. */
+#include <sys/resource.h>
+
 #include "check.h"
 #include "util/config.h"
 
@@ -25,12 +27,40 @@ static void sizes(void)
     }
 }
 
+/* Whether reservations are free here: no RLIMIT_AS, no strict overcommit. */
+static int memory_unlimited(void)
+{
+    struct rlimit as;
+    FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+    int mode = 0;
+    if (f) {
+        if (fscanf(f, "%d", &mode) != 1)
+            mode = 0;
+        fclose(f);
+    }
+    return !getrlimit(RLIMIT_AS, &as) && as.rlim_cur == RLIM_INFINITY && mode != 2;
+}
+
+/* In a child: under an 8G RLIMIT_AS, the default TSR_MEMORY is a quarter
+ * of it; reported as the child's dying words. */
+static void load_limited(const void *unused)
+{
+    struct rlimit as = {(rlim_t)8 << 30, (rlim_t)8 << 30};
+    clearenv();
+    setrlimit(RLIMIT_AS, &as);
+    config_load();
+    fprintf(stderr, "default TSR_MEMORY %zu\n", cfg.memory);
+    exit(1);
+}
+
 static void defaults_and_values(void)
 {
     clearenv();
     config_load();
     CHECK(cfg.nodes == 1 && cfg.node == 0 && !cfg.boot, "alone: node %d of %d", cfg.node, cfg.nodes);
-    CHECK(cfg.memory == (size_t)16 << 30, "default TSR_MEMORY %zu", cfg.memory);
+    CHECK(cfg.memory == (size_t)64 << 30 || !memory_unlimited(), "default TSR_MEMORY %zu",
+          cfg.memory);
+    CHECK(cfg.aslr_keep == 0 && cfg.share_globals == 0, "default TSR_ASLR or TSR_SHARE_GLOBALS");
     CHECK(cfg.base == 0x100000000000, "default TSR_BASE %#lx", (unsigned long)cfg.base);
     CHECK(cfg.progress == PROGRESS_HYBRID && cfg.spin_us == 50, "default progress");
     CHECK(cfg.cache_only == 1 && cfg.fetch_ahead == 16, "default write detection or fetch-ahead");
@@ -75,9 +105,12 @@ static void bad_values(void)
         {"TSR_CONNECT_TIMEOUT=5s", "TSR_CONNECT_TIMEOUT='5s' is not an integer"},
         {"TSR_VERBOSE=10", "TSR_VERBOSE='10' is not an integer in [0, 9]"},
         {"TSR_BOOT=127.0.0.1:1", "TSR_BOOT is set but TSR_SECRET is not"},
+        {"TSR_ASLR=on", "TSR_ASLR='on' is not one of: off, keep"},
+        {"TSR_SHARE_GLOBALS=yes", "TSR_SHARE_GLOBALS='yes' is not an integer in [0, 1]"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         CHECK_DIES(bad[i].assignment, load_with, bad[i].assignment, 1, bad[i].message);
+    CHECK_DIES("RLIMIT_AS=8G", load_limited, NULL, 1, "default TSR_MEMORY 2147483648");
 }
 
 int main(void)

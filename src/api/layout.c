@@ -1,0 +1,146 @@
+/*
+ * layout.c - the job's one address layout, checked at tsr_init (layout.h).
+ */
+#include "api/layout.h"
+
+#include <elf.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "transport/msg.h"
+#include "transport/transport.h"
+#include "util/config.h"
+#include "util/log.h"
+
+/* More images than this are compared as far as this. */
+#define LAYOUT_MAX 256
+
+typedef struct image_print {
+    uint64_t base; /* load address (dlpi_addr, or the first segment's for a
+                    * program not built as PIE) */
+    uint64_t id;   /* hash of the build-id, or of the file's size and time */
+    char name[48]; /* the file's last path component, NUL-terminated */
+} image_print;
+_Static_assert(LAYOUT_MAX * sizeof(image_print) <= MSG_LAYOUT_MAX,
+               "MSG_LAYOUT's rule (msg.h) must admit a whole layout");
+
+static image_print mine[LAYOUT_MAX];
+static uint32_t nmine;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The GNU build-id note's bytes, hashed; 0 if the image has none. */
+static uint64_t build_id(const struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr), *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+            const char *desc = p + sizeof *n + ((n->n_namesz + 3) & ~3u);
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && !memcmp(n + 1, "GNU", 4))
+                return fnv(0xcbf29ce484222325ull, desc, n->n_descsz);
+            p = desc + ((n->n_descsz + 3) & ~3u);
+        }
+    }
+    return 0;
+}
+
+static uint64_t file_id(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st))
+        return 0;
+    uint64_t h = fnv(0xcbf29ce484222325ull, &st.st_size, sizeof st.st_size);
+    return fnv(h, &st.st_mtim, sizeof st.st_mtim);
+}
+
+static int take_image(struct dl_phdr_info *info, size_t size, void *data)
+{
+    if (nmine == LAYOUT_MAX)
+        return 1;
+    image_print *e = &mine[nmine];
+    const char *path = nmine == 0 ? "/proc/self/exe" : info->dlpi_name;
+    const char *slash = strrchr(info->dlpi_name, '/');
+    snprintf(e->name, sizeof e->name, "%s",
+             nmine == 0 ? "the program" : slash ? slash + 1 : info->dlpi_name);
+    e->base = info->dlpi_addr;
+    for (int i = 0; !e->base && i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD)
+            e->base = info->dlpi_phdr[i].p_vaddr;
+    e->id = build_id(info);
+    if (!e->id && *path)
+        e->id = file_id(path);
+    nmine++;
+    return 0;
+}
+
+/* What differs between node `src`'s images and node 0's, or NULL. */
+static const char *difference(int src, const image_print *theirs, uint32_t n, char *buf,
+                              size_t len)
+{
+    for (uint32_t i = 0; i < n && i < nmine; i++) {
+        const image_print *a = &mine[i], *b = &theirs[i];
+        if (strcmp(a->name, b->name))
+            snprintf(buf, len, "node %d loads %s where node 0 loads %s (image %u)", src, b->name,
+                     a->name, i);
+        else if (a->id != b->id)
+            snprintf(buf, len, "%s on node %d is not the same file as on node 0 (another "
+                     "build?)", a->name, src);
+        else if (a->base != b->base && !cfg.aslr_keep)
+            snprintf(buf, len, "%s is loaded at 0x%llx on node %d, at 0x%llx on node 0 "
+                     "(address-space randomisation is on: start nodes with tsrun)", a->name,
+                     (unsigned long long)b->base, src, (unsigned long long)a->base);
+        else
+            continue;
+        return buf;
+    }
+    if (n == nmine)
+        return NULL;
+    snprintf(buf, len, "node %d has %u loaded images where node 0 has %u (%s %s)", src, n, nmine,
+             n > nmine ? "extra:" : "missing:", n > nmine ? theirs[nmine].name : mine[n].name);
+    return buf;
+}
+
+/* Node 0's comm thread: another node's fingerprint, checked before use. */
+static void on_layout(int src, const tsr_msg_hdr *h, void *payload)
+{
+    char why[200];
+    if (h->len % sizeof(image_print) || h->len / sizeof(image_print) > LAYOUT_MAX) {
+        snprintf(why, sizeof why, "node %d sent a malformed address layout (%u bytes)", src,
+                 h->len);
+        am_abort(why);
+    }
+    image_print *theirs = payload;
+    uint32_t n = h->len / sizeof(image_print);
+    for (uint32_t i = 0; i < n; i++)
+        theirs[i].name[sizeof theirs[i].name - 1] = 0;
+    if (difference(src, theirs, n, why, sizeof why)) {
+        char cause[280];
+        snprintf(cause, sizeof cause, "the address layouts differ: %s", why);
+        am_abort(cause);
+    }
+}
+
+void layout_init(void)
+{
+    dl_iterate_phdr(take_image, NULL);
+    if (cfg.node == 0)
+        am_register(MSG_LAYOUT, on_layout);
+}
+
+void layout_send(void)
+{
+    if (cfg.node != 0)
+        am_send(0, MSG_LAYOUT, 0, 0, 0, mine, nmine * sizeof *mine);
+}
