@@ -21,7 +21,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -38,6 +37,7 @@
 #include "boot/boot_proto.h"
 #include "boot/budget.h"
 #include "boot/gate.h"
+#include "launcher/options.h"
 #include "launcher/remote.h"
 #include "transport/shm.h"
 #include "util/aslr.h"
@@ -66,13 +66,7 @@ typedef struct node {
     line_relay io[2]; /* its stdout and stderr with -p */
 } node;
 
-static struct {
-    int n;
-    int prefix;
-    double timeout;
-    double startup_limit; /* TSR_CONNECT_TIMEOUT, as the nodes read it */
-    char **argv;
-} opt;
+static tsrun_options opt;
 
 static node *nodes;
 static int started, live, nregistered, sigchld_pipe[2];
@@ -87,134 +81,6 @@ static struct {
     double at;
     char why[sizeof abort_note.reason];
 } suspect = {-1, -1, 0, ""};
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: tsrun -n N [options] program [args...]\n"
-            "       tsrun -H HOSTS | --hostfile FILE [-n N] [options] program [args...]\n"
-            "Runs program as an N-node Tessera job on this host, or on the hosts given.\n\n"
-            "  -n, --nodes N        number of node processes (default with hosts: their slots)\n"
-            "  -H, --hosts LIST     hosts reached by ssh, e.g. a,b:4 (b runs 4 nodes)\n"
-            "      --hostfile FILE  hosts one a line, Open MPI's syntax: 'b slots=4'\n"
-            "      --ssh CMD        the ssh command, split at spaces (TSR_SSH; default ssh)\n"
-            "      --stdin WHO      who reads tsrun's input: a node id, all, none\n"
-            "                       (default: node 0 with hosts, shared by all on one host)\n"
-            "  -p, --prefix         prefix every output line with [node]\n"
-            "  -s, --stats          print each node's statistics at exit (TSR_STATS=1)\n"
-            "  -j, --stats-json F   append each node's statistics as JSON to F\n"
-            "  -m, --memory SIZE    shared address space per job, e.g. 16G (TSR_MEMORY)\n"
-            "  -t, --timeout SECS   stop the job if it runs longer than SECS\n"
-            "  -h, --help           this text\n\n"
-            "Exit status: the first failing node's status (128+signal if killed, 1 if it\n"
-            "exited 0 without tsr_finalize), 124 after -t, 2 for a request tsrun refuses.\n"
-            "Environment variables: see docs/CONFIG.md.\n");
-}
-
-/* tsrun will not run what it was asked to: one line saying why, exit 2. */
-static void refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void refuse(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("tsrun: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    exit(2);
-}
-
-static void refuse_if(int failed, const char *why)
-{
-    if (failed)
-        refuse("%s", why);
-}
-
-static long parse_long(const char *what, const char *s, long lo, long hi)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        refuse("%s must be an integer in [%ld, %ld], got '%s'", what, lo, hi, s);
-    return v;
-}
-
-static long env_long(const char *name, long dflt, long lo, long hi)
-{
-    const char *s = getenv(name);
-    return s && *s ? parse_long(name, s, lo, hi) : dflt;
-}
-
-static void parse_args(int argc, char **argv)
-{
-    static const struct option longopts[] = {
-        {"nodes", required_argument, 0, 'n'},      {"prefix", no_argument, 0, 'p'},
-        {"stats", no_argument, 0, 's'},            {"stats-json", required_argument, 0, 'j'},
-        {"memory", required_argument, 0, 'm'},     {"timeout", required_argument, 0, 't'},
-        {"hosts", required_argument, 0, 'H'},      {"hostfile", required_argument, 0, 'F'},
-        {"ssh", required_argument, 0, 'S'},        {"stdin", required_argument, 0, 'I'},
-        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
-    int c;
-    char why[256];
-    while ((c = getopt_long(argc, argv, "+n:psj:m:t:hH:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'n': opt.n = (int)parse_long("-n", optarg, 1, 4096); break;
-        case 'p': opt.prefix = 1; break;
-        case 's': setenv("TSR_STATS", "1", 1); break;
-        case 'j': setenv("TSR_STATS_JSON", optarg, 1); break;
-        case 'm': setenv("TSR_MEMORY", optarg, 1); break;
-        case 't': opt.timeout = (double)parse_long("--timeout", optarg, 1, 1L << 30); break;
-        case 'H': refuse_if(remote_add_hosts(optarg, why, sizeof why), why); break;
-        case 'F': refuse_if(remote_add_hostfile(optarg, why, sizeof why), why); break;
-        case 'S': remote_set_ssh(optarg); break;
-        case 'I': refuse_if(remote_set_stdin(optarg, why, sizeof why), why); break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); exit(2);
-        }
-    }
-    if (!opt.n)
-        opt.n = remote_slots();
-    if (!opt.n) {
-        fprintf(stderr, "tsrun: -n N is required\n");
-        usage(stderr);
-        exit(2);
-    }
-    if (optind >= argc) {
-        fprintf(stderr, "tsrun: no program given\n");
-        usage(stderr);
-        exit(2);
-    }
-    opt.argv = argv + optind;
-    opt.startup_limit = (double)env_long("TSR_CONNECT_TIMEOUT", 30, 1, 3600);
-    log_verbose = (int)env_long("TSR_VERBOSE", 0, 0, 9);
-    if (aslr_keep() < 0)
-        refuse("TSR_ASLR='%s' is not one of: off, keep", getenv("TSR_ASLR"));
-}
-
-/* A program named without a slash is looked up in PATH, as exec would. */
-static void check_program(const char *prog)
-{
-    if (strchr(prog, '/')) {
-        if (access(prog, X_OK)) {
-            fprintf(stderr, "tsrun: cannot execute '%s': %s\n", prog, strerror(errno));
-            exit(127);
-        }
-        return;
-    }
-    const char *path = getenv("PATH");
-    char buf[4096];
-    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-        const char *colon = strchr(p, ':');
-        size_t len = colon ? (size_t)(colon - p) : strlen(p);
-        snprintf(buf, sizeof buf, "%.*s/%s", (int)len, len ? p : ".", prog);
-        if (!access(buf, X_OK))
-            return;
-        p += len + (colon != NULL);
-    }
-    fprintf(stderr, "tsrun: cannot execute '%s': not found in PATH\n", prog);
-    exit(127);
-}
 
 static void make_secret(void)
 {
@@ -659,7 +525,7 @@ static void watch(double started_at)
 
 int main(int argc, char **argv)
 {
-    parse_args(argc, argv);
+    options_parse(argc, argv, &opt);
     log_set_name("tsrun");
     check_program(opt.argv[0]);
     char why[256];
