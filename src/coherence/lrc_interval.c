@@ -227,6 +227,18 @@ static int each_interval(const char *at, const char *end, void (*fn)(lrc_interva
     return 0;
 }
 
+/* The head of a grant's or a barrier's payload: a u32 flag, a vector
+ * timestamp, then intervals, all checked; NULL if any part is malformed. */
+static const uint32_t *take_head(const char **at, const char *end, uint32_t *flag)
+{
+    if ((size_t)(end - *at) < sizeof *flag)
+        return NULL;
+    memcpy(flag, *at, sizeof *flag);
+    *at += sizeof *flag;
+    const uint32_t *v = take_vt(at, end);
+    return v && !each_interval(*at, end, NULL) ? v : NULL;
+}
+
 static void just_log(lrc_interval *iv) { log_put(iv); }
 
 /* An interval this node has not seen: a write notice for each page. */
@@ -303,12 +315,8 @@ int lrc_lock_acquire(int lock, const void *p, size_t len)
 {
     const char *at = p, *end = at + len;
     uint32_t from_manager;
-    if (len < sizeof from_manager)
-        return -1;
-    memcpy(&from_manager, at, sizeof from_manager);
-    at += sizeof from_manager;
-    const uint32_t *v = take_vt(&at, end);
-    if (!v || from_manager > 1 || each_interval(at, end, NULL))
+    const uint32_t *v = take_head(&at, end, &from_manager);
+    if (!v || from_manager > 1)
         return -1;
     each_interval(at, end, apply_interval);
     vt_max(vt, v);
@@ -338,12 +346,8 @@ int lrc_barrier_merge(int node, const void *p, size_t len)
 {
     const char *at = p, *end = at + len;
     uint32_t gc;
-    if (len < sizeof gc)
-        return -1;
-    memcpy(&gc, at, sizeof gc);
-    at += sizeof gc;
-    const uint32_t *v = take_vt(&at, end);
-    if (!v || each_interval(at, end, NULL))
+    const uint32_t *v = take_head(&at, end, &gc);
+    if (!v)
         return -1;
     gathered.gc |= gc;
     vt_max(gathered.vt, v);
@@ -366,12 +370,8 @@ int lrc_barrier_apply(const void *p, size_t len)
 {
     const char *at = p, *end = at + len;
     uint32_t gc;
-    if (len < sizeof gc)
-        return -1;
-    memcpy(&gc, at, sizeof gc);
-    at += sizeof gc;
-    const uint32_t *v = take_vt(&at, end);
-    if (!v || each_interval(at, end, NULL))
+    const uint32_t *v = take_head(&at, end, &gc);
+    if (!v)
         return -1;
     each_interval(at, end, apply_interval);
     vt_max(vt, v);
