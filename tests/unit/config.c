@@ -110,7 +110,8 @@ static void bad_values(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         CHECK_DIES(bad[i].assignment, load_with, bad[i].assignment, 1, bad[i].message);
-#ifndef __SANITIZE_ADDRESS__ /* ASan's shadow memory alone needs more than 8G */
+/* The sanitizers' own shadow memory and allocator need more than 8G. */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     CHECK_DIES("RLIMIT_AS=8G", load_limited, NULL, 1, "default TSR_MEMORY 2147483648");
 #endif
 }
