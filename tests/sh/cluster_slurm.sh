@@ -39,9 +39,14 @@ PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe
 EOF
 export SLURM_CONF=$S/slurm.conf TSR_RENDEZVOUS=$LOG/rendezvous
 daemons=()
+# slurmd waits for job steps on SIGTERM, and here their slurmstepd may
+# never be reaped: after 5 s the daemons are killed outright.
+alive() { local p; for p in "${daemons[@]}"; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
 cleanup() {
     if [ ${#daemons[@]} -gt 0 ]; then
         kill "${daemons[@]}" 2>/dev/null
+        for _ in $(seq 50); do alive || break; sleep 0.1; done
+        kill -9 "${daemons[@]}" 2>/dev/null
         wait "${daemons[@]}" 2>/dev/null
     fi
     rm -rf "$LOG"
