@@ -494,15 +494,13 @@ static const char *bad_diffs(const tsr_msg_hdr *h, const void *payload)
 {
     size_t pos = 0;
     for (uint32_t i = 0; i < (uint32_t)h->arg[0]; i++) {
-        uint32_t p;
-        uint8_t flags;
-        const uint8_t *diff;
-        size_t len;
-        if (outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len))
+        outbox_entry e;
+        if (outbox_next(payload, h->len, &pos, &e))
             return "fewer entries than its count";
-        if (p >= region.npages || !is_home(p) || coh_protocol_of(p) != &hlrc_protocol)
+        if (e.page >= region.npages || !is_home(e.page) ||
+            coh_protocol_of(e.page) != &hlrc_protocol)
             return "a diff for a page not homed here";
-        if (diff_apply(NULL, diff, len))
+        if (diff_apply(NULL, e.bytes, e.len))
             return "a malformed diff";
     }
     return NULL;
@@ -521,16 +519,13 @@ static void on_diff(int src, const tsr_msg_hdr *h, void *payload)
         log_die_status(1, "out of memory (acks of %u diffs)", count);
     size_t pos = 0;
     for (uint32_t i = 0; i < count; i++) {
-        uint32_t p;
-        uint8_t flags;
-        const uint8_t *diff;
-        size_t len;
-        outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len);
-        diff_apply((uint8_t *)page_rt(p), diff, len);
-        atomic_store(&region.meta[p].remote, 1);
-        note_copied(p); /* the writer keeps its copy valid */
-        acks[2 * i] = p;
-        acks[2 * i + 1] = atomic_fetch_add(&region.meta[p].version, 1) + 1;
+        outbox_entry e;
+        outbox_next(payload, h->len, &pos, &e);
+        diff_apply((uint8_t *)page_rt(e.page), e.bytes, e.len);
+        atomic_store(&region.meta[e.page].remote, 1);
+        note_copied(e.page); /* the writer keeps its copy valid */
+        acks[2 * i] = e.page;
+        acks[2 * i + 1] = atomic_fetch_add(&region.meta[e.page].version, 1) + 1;
         STAT_ADD(diffs_applied, 1);
     }
     am_send(src, MSG_DIFF_ACK, count, h->arg[1], 0, acks, (size_t)count * 8);

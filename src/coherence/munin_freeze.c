@@ -74,12 +74,9 @@ static int bad_copysets(int src, const tsr_msg_hdr *h, const void *payload)
 {
     size_t pos = 0;
     for (uint64_t i = 0; i < h->arg[0]; i++) {
-        uint32_t p;
-        uint8_t flags;
-        const uint8_t *cs;
-        size_t len;
-        if (outbox_next(payload, h->len, &pos, &p, &flags, &cs, &len) || len != 8 ||
-            !mu_managed_by(p, 1, src))
+        outbox_entry e;
+        if (outbox_next(payload, h->len, &pos, &e) || e.len != 8 ||
+            !mu_managed_by(e.page, 1, src))
             return 1;
     }
     return 0;
@@ -93,15 +90,12 @@ static void on_frozen(int src, const tsr_msg_hdr *h, void *payload)
     }
     size_t pos = 0;
     for (uint64_t i = 0; i < h->arg[0]; i++) {
-        uint32_t p;
-        uint8_t flags;
-        const uint8_t *cs;
-        size_t len;
-        outbox_next(payload, h->len, &pos, &p, &flags, &cs, &len);
+        outbox_entry e;
+        outbox_next(payload, h->len, &pos, &e);
         uint64_t v;
-        memcpy(&v, cs, sizeof v);
-        atomic_store(&mu[p].cs, v);
-        set_flag(p, F_FROZEN);
+        memcpy(&v, e.bytes, sizeof v);
+        atomic_store(&mu[e.page].cs, v);
+        set_flag(e.page, F_FROZEN);
     }
 }
 

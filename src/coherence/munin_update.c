@@ -68,17 +68,14 @@ static const char *bad_update(const tsr_msg_hdr *h, const void *payload)
 {
     size_t pos = 0;
     for (uint32_t i = 0; i < (uint32_t)h->arg[0]; i++) {
-        uint32_t p;
-        uint8_t flags;
-        const uint8_t *diff;
-        size_t len;
-        if (outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len))
+        outbox_entry e;
+        if (outbox_next(payload, h->len, &pos, &e))
             return "fewer entries than its count";
-        if (!mu_managed_by(p, 1, -1))
+        if (!mu_managed_by(e.page, 1, -1))
             return "an update of a page Munin does not keep";
-        if ((flags & U_FORWARD) && !is_home(p))
+        if ((e.flags & U_FORWARD) && !is_home(e.page))
             return "an update to forward for a page not managed here";
-        if (diff_apply(NULL, diff, len))
+        if (diff_apply(NULL, e.bytes, e.len))
             return "a malformed diff";
     }
     return NULL;
@@ -118,16 +115,13 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
     outbox *fwd = NULL;
     size_t pos = 0;
     for (uint32_t i = 0; i < (uint32_t)h->arg[0]; i++) {
-        uint32_t p;
-        uint8_t flags;
-        const uint8_t *diff;
-        size_t len;
-        outbox_next(payload, h->len, &pos, &p, &flags, &diff, &len);
-        apply_update(p, diff, len);
-        if (flags & U_FORWARD) {
+        outbox_entry e;
+        outbox_next(payload, h->len, &pos, &e);
+        apply_update(e.page, e.bytes, e.len);
+        if (e.flags & U_FORWARD) {
             if (!fwd && !(fwd = calloc((size_t)cfg.nodes, sizeof *fwd)))
                 log_die_status(1, "out of memory (Munin forward)");
-            forward(src, p, diff, len, fwd);
+            forward(src, e.page, e.bytes, e.len, fwd);
         }
     }
     COUNTER_ADD(updates_applied, 1);

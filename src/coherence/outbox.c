@@ -48,20 +48,19 @@ void outbox_add(outbox *o, uint32_t p, uint8_t flags, const void *diff, size_t l
     put_header(o, p, flags, len);
 }
 
-int outbox_next(const void *msg, size_t msg_len, size_t *pos, uint32_t *page, uint8_t *flags,
-                const uint8_t **diff, size_t *len)
+int outbox_next(const void *msg, size_t msg_len, size_t *pos, outbox_entry *e)
 {
     uint32_t hdr[2];
     if (msg_len - *pos < sizeof hdr)
         return -1;
     memcpy(hdr, (const char *)msg + *pos, sizeof hdr);
-    *page = hdr[0];
-    *flags = (uint8_t)(hdr[1] >> 24);
-    *len = hdr[1] & LEN_MASK;
-    if (msg_len - *pos - sizeof hdr < *len)
+    e->page = hdr[0];
+    e->flags = (uint8_t)(hdr[1] >> 24);
+    e->len = hdr[1] & LEN_MASK;
+    if (msg_len - *pos - sizeof hdr < e->len)
         return -1;
-    *diff = (const uint8_t *)msg + *pos + sizeof hdr;
-    *pos += sizeof hdr + ((*len + 3) & ~(size_t)3);
+    e->bytes = (const uint8_t *)msg + *pos + sizeof hdr;
+    *pos += sizeof hdr + ((e->len + 3) & ~(size_t)3);
     if (*pos > msg_len)
         *pos = msg_len;
     return 0;

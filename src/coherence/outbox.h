@@ -25,10 +25,18 @@ typedef struct outbox {
 size_t outbox_add_diff(outbox *o, uint32_t p, uint8_t flags);
 /* Appends an already encoded diff. */
 void outbox_add(outbox *o, uint32_t p, uint8_t flags, const void *diff, size_t len);
+/* One entry of a received message: its page, flags and bytes (a diff, or
+ * whatever the message type carries), pointing into the message. */
+typedef struct outbox_entry {
+    uint32_t page;
+    uint8_t flags;
+    const uint8_t *bytes;
+    size_t len;
+} outbox_entry;
+
 /* The entry at *pos of a received message; advances *pos. Returns -1 when
  * the message is truncated. */
-int outbox_next(const void *msg, size_t msg_len, size_t *pos, uint32_t *page, uint8_t *flags,
-                const uint8_t **diff, size_t *len);
+int outbox_next(const void *msg, size_t msg_len, size_t *pos, outbox_entry *e);
 void outbox_free(outbox *o);
 
 #endif

@@ -25,15 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     apply(data, size);
     size_t pos = 0;
     for (int i = 0; i < 64; i++) {
-        uint32_t p;
-        uint8_t flags;
-        const uint8_t *diff;
-        size_t len;
-        if (outbox_next(data, size, &pos, &p, &flags, &diff, &len))
+        outbox_entry e;
+        if (outbox_next(data, size, &pos, &e))
             break;
-        if (diff < data || diff + len > data + size)
+        if (e.bytes < data || e.bytes + e.len > data + size)
             abort();
-        apply(diff, len);
+        apply(e.bytes, e.len);
     }
     return 0;
 }

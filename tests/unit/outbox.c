@@ -21,14 +21,11 @@ static void roundtrip(void)
         {3, 0x00, "abcde", 5}, {0xfffffffe, 0xff, "xyzw", 4}, {9, 0x81, big, sizeof big}};
     size_t pos = 0;
     for (int i = 0; i < 3; i++) {
-        uint32_t page;
-        uint8_t flags;
-        const uint8_t *diff;
-        size_t len;
-        int rc = outbox_next(o.buf, o.len, &pos, &page, &flags, &diff, &len);
-        CHECK(rc == 0 && page == want[i].page && flags == want[i].flags && len == want[i].len &&
-                  memcmp(diff, want[i].bytes, len) == 0,
-              "entry %d: rc %d page %u flags %#x len %zu", i, rc, page, flags, len);
+        outbox_entry e;
+        int rc = outbox_next(o.buf, o.len, &pos, &e);
+        CHECK(rc == 0 && e.page == want[i].page && e.flags == want[i].flags &&
+                  e.len == want[i].len && memcmp(e.bytes, want[i].bytes, e.len) == 0,
+              "entry %d: rc %d page %u flags %#x len %zu", i, rc, e.page, e.flags, e.len);
     }
     CHECK(pos == o.len, "entries end at %zu of %zu bytes", pos, o.len);
     outbox_free(&o);
@@ -39,17 +36,15 @@ static void truncated(void)
 {
     outbox o = {0};
     outbox_add(&o, 1, 0, "0123456789", 10);
-    uint32_t page;
-    uint8_t flags;
-    const uint8_t *diff;
-    size_t len, pos = 0;
-    CHECK(outbox_next(o.buf, 7, &pos, &page, &flags, &diff, &len) == -1, "torn header accepted");
+    outbox_entry e;
+    size_t pos = 0;
+    CHECK(outbox_next(o.buf, 7, &pos, &e) == -1, "torn header accepted");
     pos = 0;
-    CHECK(outbox_next(o.buf, 8 + 9, &pos, &page, &flags, &diff, &len) == -1,
+    CHECK(outbox_next(o.buf, 8 + 9, &pos, &e) == -1,
           "diff cut short accepted");
     /* Without its padding the last entry is still whole. */
     pos = 0;
-    CHECK(outbox_next(o.buf, 8 + 10, &pos, &page, &flags, &diff, &len) == 0 && pos == 18,
+    CHECK(outbox_next(o.buf, 8 + 10, &pos, &e) == 0 && pos == 18,
           "unpadded last entry refused (pos %zu)", pos);
     outbox_free(&o);
 }
