@@ -121,6 +121,21 @@ void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const vo
     core_post(dest, &m);
 }
 
+void am_send_unordered(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2,
+                       const void *payload, size_t len)
+{
+    am_send(dest, type, a0, a1, a2, payload, len);
+}
+
+void am_multicast(const int *dests, int n, int type, uint64_t a0, uint64_t a1, uint64_t a2,
+                  const void *payload, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        am_send(dests[i], type, a0, a1, a2, payload, len);
+}
+
+int am_multicast_native(void) { return 0; }
+
 void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2,
              const void *payload, size_t len)
 {

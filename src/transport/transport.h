@@ -44,6 +44,22 @@ void am_register(int type, am_handler_fn fn);
 void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
              size_t len);
 
+/* Like am_send, but the message may be delivered in any order with respect
+ * to the sender's other messages (still exactly once): for protocols that
+ * enforce their own order (Themis). A backend that delivers in order (tcp,
+ * shm) sends it as am_send does, which is one of the orders allowed. */
+void am_send_unordered(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2,
+                       const void *payload, size_t len);
+
+/* Sends one message to each of the n nodes in dests (this node may be one
+ * of them), reliably and in order with the sender's other messages to each.
+ * A backend with multicast sends it once for all of them
+ * (am_multicast_native); otherwise it is one am_send per node. */
+void am_multicast(const int *dests, int n, int type, uint64_t a0, uint64_t a1, uint64_t a2,
+                  const void *payload, size_t len);
+/* 1 when am_multicast reaches its nodes with one transmission. */
+int am_multicast_native(void);
+
 /* Sends a caller-owned message without allocating: m and its payload must
  * stay untouched until the reply to it arrives (a reply cannot arrive before
  * the request has been written out). dest may be this node: the message then
