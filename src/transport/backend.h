@@ -47,5 +47,6 @@ typedef struct tsr_backend {
 
 extern const tsr_backend tcp_backend;
 extern const tsr_backend shm_backend;
+extern const tsr_backend udp_backend;
 
 #endif

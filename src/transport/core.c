@@ -259,6 +259,8 @@ static const tsr_backend *choose(void)
     switch (cfg.transport) {
     case TRANSPORT_SHM:
         return &shm_backend;
+    case TRANSPORT_UDP:
+        return &udp_backend;
     case TRANSPORT_AUTO:
         /* tsrun makes the rings only for a job whose nodes share this host. */
         return cfg.shm_fd >= 0 || cfg.nodes == 1 ? &shm_backend : &tcp_backend;
