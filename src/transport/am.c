@@ -99,8 +99,10 @@ static int guarded(const void *payload, size_t len)
     return len && p < guard_hi && p + len > guard_lo;
 }
 
-void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
-             size_t len)
+/* am_send and am_send_unordered: the message goes to this node's own
+ * comm thread, or to the backend by `post`. */
+static void send_by(void (*post)(int, am_msg *), int dest, int type, uint64_t a0, uint64_t a1,
+                    uint64_t a2, const void *payload, size_t len)
 {
     am_msg m;
     fill(&m, type, a0, a1, a2, payload, len);
@@ -112,19 +114,25 @@ void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const vo
     if (guarded(payload, len)) {
         /* Copied here, with no lock held: the copy may fault, and the fault
          * handler sends messages of its own (see am_guard_range). */
-        core_post(dest, copy_msg(&m));
+        post(dest, copy_msg(&m));
         return;
     }
     /* Try to write it at once; the backend copies it (via am_msg.heap = -1)
      * only if the socket cannot take all of it now. */
     m.heap = -1;
-    core_post(dest, &m);
+    post(dest, &m);
+}
+
+void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
+             size_t len)
+{
+    send_by(core_post, dest, type, a0, a1, a2, payload, len);
 }
 
 void am_send_unordered(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2,
                        const void *payload, size_t len)
 {
-    am_send(dest, type, a0, a1, a2, payload, len);
+    send_by(core_post_unordered, dest, type, a0, a1, a2, payload, len);
 }
 
 void am_multicast(const int *dests, int n, int type, uint64_t a0, uint64_t a1, uint64_t a2,

@@ -60,6 +60,11 @@ const char *transport_name(void) { return backend ? backend->name : "none"; }
 
 void core_post(int dest, am_msg *m) { backend->post(dest, m); }
 
+void core_post_unordered(int dest, am_msg *m)
+{
+    (backend->post_unordered ? backend->post_unordered : backend->post)(dest, m);
+}
+
 void core_post_self(am_msg *m)
 {
     spin_lock(&self_lock);

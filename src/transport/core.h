@@ -31,6 +31,7 @@ const char *transport_name(void);
 
 /* For am.c: to a peer, to this node's comm thread, and the hybrid spin hint. */
 void core_post(int dest, am_msg *m);
+void core_post_unordered(int dest, am_msg *m);
 void core_post_self(am_msg *m);
 void core_expect_reply(void);
 

@@ -242,6 +242,11 @@ static void udp_post(int dest, am_msg *m)
     rel_post(&peers[dest].rel, m->heap == -1 ? am_detach(m) : m, 0);
 }
 
+static void udp_post_unordered(int dest, am_msg *m)
+{
+    rel_post(&peers[dest].rel, m->heap == -1 ? am_detach(m) : m, 1);
+}
+
 static int udp_idle(void)
 {
     for (int j = 0; j < cfg.nodes; j++)
@@ -344,5 +349,5 @@ static void udp_stop(void)
     free(pfd);
 }
 
-const tsr_backend udp_backend = {"udp", udp_start, udp_post, udp_progress, udp_wake, udp_idle,
-                                 udp_stop};
+const tsr_backend udp_backend = {"udp", udp_start, udp_post, udp_post_unordered,
+                                 udp_progress, udp_wake,  udp_idle, udp_stop};
