@@ -138,11 +138,31 @@ void am_send_unordered(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2
 void am_multicast(const int *dests, int n, int type, uint64_t a0, uint64_t a1, uint64_t a2,
                   const void *payload, size_t len)
 {
+    am_msg m;
+    fill(&m, type, a0, a1, a2, payload, len);
+    int others = 0;
     for (int i = 0; i < n; i++)
-        am_send(dests[i], type, a0, a1, a2, payload, len);
+        if (dests[i] == cfg.node)
+            core_post_self(copy_msg(&m));
+        else
+            others++;
+    /* The backend copies the message; one in shared memory is copied here
+     * first, with no lock held (see am_guard_range). */
+    am_msg *c = guarded(payload, len) ? copy_msg(&m) : &m;
+    int native = others && core_multicast(dests, n, c);
+    if (c != &m)
+        free(c);
+    for (int i = 0; i < n; i++) {
+        if (dests[i] == cfg.node)
+            continue;
+        if (native)
+            count_sent(&m);
+        else
+            am_send(dests[i], type, a0, a1, a2, payload, len);
+    }
 }
 
-int am_multicast_native(void) { return 0; }
+int am_multicast_native(void) { return core_multicast_native(); }
 
 void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2,
              const void *payload, size_t len)

@@ -35,6 +35,13 @@ typedef struct tsr_backend {
     /* The same for am_send_unordered: exactly once, in any order with the
      * sender's other messages. NULL: post. */
     void (*post_unordered)(int dest, am_msg *m);
+    /* Sends a copy of m (which stays the caller's) to every node of dests
+     * but this one with one transmission, in order with what this node
+     * posted to each; returns 0, having sent nothing, when it cannot now
+     * (am_multicast then posts to each). NULL: never. Not on the fault path. */
+    int (*multicast)(const int *dests, int n, const am_msg *m);
+    /* 1 when multicast can succeed at all. NULL: 0. */
+    int (*multicast_native)(void);
     /* Comm thread only: waits at most timeout_ms (0: not at all) for
      * something to do, then delivers this node's own messages
      * (core_drain_self), flushes what waits to be written, and receives and

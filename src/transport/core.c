@@ -65,6 +65,15 @@ void core_post_unordered(int dest, am_msg *m)
     (backend->post_unordered ? backend->post_unordered : backend->post)(dest, m);
 }
 
+int core_multicast(const int *dests, int n, const am_msg *m)
+{
+    return backend->multicast && backend->multicast(dests, n, m);
+}
+
+int core_on_comm_thread(void) { return pthread_equal(pthread_self(), comm_thread); }
+
+int core_multicast_native(void) { return backend->multicast_native && backend->multicast_native(); }
+
 void core_post_self(am_msg *m)
 {
     spin_lock(&self_lock);

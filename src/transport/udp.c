@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -33,7 +34,7 @@
 #include "transport/core.h"
 #include "transport/stream.h"
 #include "transport/udp_fault.h"
-#include "transport/udp_rel.h"
+#include "transport/udp.h"
 #include "util/config.h"
 #include "util/cpu.h"
 #include "util/io.h"
@@ -53,25 +54,21 @@ STATS_COUNTER(udp_rejected, "udp: datagrams dropped for a bad header, sender or 
 /* What each node tells each peer over the mesh. */
 typedef struct udp_hello {
     uint32_t magic;
-    uint16_t port; /* network order */
-    uint16_t zero;
-    uint64_t token; /* what the peer must show in its datagrams to the sender */
+    uint16_t port;       /* network order, as the group's */
+    uint16_t group_port; /* node 0's choice of the job's multicast group */
+    uint64_t token;      /* what the peer must show in its datagrams to the sender */
+    uint32_t group;
+    uint32_t zero;
 } udp_hello;
 
-typedef struct udp_peer {
-    struct sockaddr_in addr; /* where its datagrams come from and ours go */
-    uint64_t token_in;       /* it must show this */
-    uint64_t token_out;      /* we show this */
-    rel_peer rel;
-    rx_stream rx;            /* its ordered stream, put together again */
-} udp_peer;
-
-static udp_peer *peers;
-static int sock = -1, wake_fd = -1;
+udp_peer *udp_peers;
+int udp_sock = -1;
+static int group_sock = -1, wake_fd = -1;
 static struct pollfd *pfd;
-enum { SLOT_WAKE, SLOT_SOCK, SLOT_CORE, SLOT_MESH = SLOT_CORE + CORE_POLLFDS };
+enum { SLOT_WAKE, SLOT_SOCK, SLOT_GROUP, SLOT_CORE, SLOT_MESH = SLOT_CORE + CORE_POLLFDS };
 static log_rate reject_rate = {.what = "rejected datagrams"};
-static _Alignas(16) char rbuf[sizeof(rel_hdr) + REL_FRAG + 8];
+/* Any datagram fits (a multicast's member list included). */
+static _Alignas(16) char rbuf[65536];
 
 static uint64_t now_ns(void) { return (uint64_t)(now_s() * 1e9); }
 
@@ -86,16 +83,17 @@ static void udp_wake(void)
  * reliability layer sends it again. */
 static void send_datagram(int dest, const struct iovec *iov, int n)
 {
-    struct msghdr mh = {.msg_name = &peers[dest].addr, .msg_namelen = sizeof peers[dest].addr,
+    const struct sockaddr_in *to = dest < 0 ? group_address() : &udp_peers[dest].addr;
+    struct msghdr mh = {.msg_name = (void *)to, .msg_namelen = sizeof *to,
                         .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n};
-    while (sendmsg(sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == EINTR)
+    while (sendmsg(udp_sock, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == EINTR)
         ;
 }
 
 static void emit(int dest, const rel_hdr *h, const struct iovec *data, int n)
 {
     rel_hdr out = *h;
-    out.token = peers[dest].token_out;
+    out.token = udp_peers[dest].token_out;
     struct iovec iov[4] = {{&out, sizeof out}};
     for (int i = 0; i < n; i++)
         iov[1 + i] = data[i];
@@ -104,7 +102,7 @@ static void emit(int dest, const rel_hdr *h, const struct iovec *data, int n)
 
 static void deliver(int src, const void *data, size_t len)
 {
-    rx_stream *rx = &peers[src].rx;
+    rx_stream *rx = &udp_peers[src].rx;
     while (len) {
         size_t room;
         char *dst = rx_space(rx, &room);
@@ -133,14 +131,13 @@ static void deliver_unordered(int src, const void *data, size_t len)
 /* Why a datagram of n bytes from `from` is not to be taken, or NULL. */
 static const char *forged(const rel_hdr *h, size_t n, const struct sockaddr_in *from)
 {
-    if (n < sizeof *h || h->magic != REL_MAGIC || h->zero)
+    if (n < sizeof *h || h->magic != REL_MAGIC || h->members)
         return "not a Tessera datagram";
     if (h->dst != cfg.node || h->src >= cfg.nodes || h->src == cfg.node)
         return "names another receiver, or an unknown sender";
-    const udp_peer *p = &peers[h->src];
-    if (from->sin_addr.s_addr != p->addr.sin_addr.s_addr || from->sin_port != p->addr.sin_port)
+    if (!udp_from_peer(h->src, from))
         return "comes from another address than its sender's";
-    if (h->token != p->token_in)
+    if (h->token != udp_peers[h->src].token_in)
         return "carries a wrong token";
     if (h->kind < REL_DATA || h->kind > REL_ACK || h->len > REL_FRAG ||
         n != sizeof *h + h->len || (h->kind == REL_ACK && h->len))
@@ -148,34 +145,60 @@ static const char *forged(const rel_hdr *h, size_t n, const struct sockaddr_in *
     return NULL;
 }
 
-/* Reads what waits on the socket; returns how many datagrams. */
-static int receive_all(void)
+int udp_from_peer(int src, const struct sockaddr_in *from)
+{
+    const struct sockaddr_in *a = &udp_peers[src].addr;
+    return from->sin_addr.s_addr == a->sin_addr.s_addr && from->sin_port == a->sin_port;
+}
+
+void udp_reject(ssize_t n, const char *why)
+{
+    COUNTER_ADD(udp_rejected, 1);
+    log_rated(&reject_rate, "dropped a datagram of %zd bytes: it %s", n, why);
+}
+
+void udp_take(int src, const rel_hdr *h, const void *data)
+{
+    core_heard(src);
+    if (rel_receive(&udp_peers[src].rel, h, data))
+        log_rated(&reject_rate, "dropped a datagram from node %d: it acknowledges datagrams "
+                  "never sent", src);
+}
+
+static void take_unicast(const void *buf, ssize_t n, const struct sockaddr_in *from)
+{
+    const rel_hdr *h = buf;
+    const char *why = forged(h, (size_t)n, from);
+    if (why)
+        udp_reject(n, why);
+    else
+        udp_take(h->src, h, h + 1);
+}
+
+/* Reads what waits on fd, at most RECV_BATCH datagrams; returns how many. */
+static int receive_from(int fd, void (*take)(const void *, ssize_t, const struct sockaddr_in *))
 {
     int got = 0;
-    for (; got < RECV_BATCH; got++) {
+    while (fd >= 0 && got < RECV_BATCH) {
         struct sockaddr_in from;
         socklen_t flen = sizeof from;
-        ssize_t n = recvfrom(sock, rbuf, sizeof rbuf, MSG_DONTWAIT, (struct sockaddr *)&from,
-                             &flen);
+        ssize_t n = recvfrom(fd, rbuf, sizeof rbuf, MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             break;
-        const rel_hdr *h = (const rel_hdr *)rbuf;
-        const char *why = forged(h, (size_t)n, &from);
-        if (why) {
-            COUNTER_ADD(udp_rejected, 1);
-            log_rated(&reject_rate, "dropped a datagram of %zd bytes: it %s", n, why);
-            continue;
-        }
-        core_heard(h->src);
-        if (rel_receive(&peers[h->src].rel, h, h + 1))
-            log_rated(&reject_rate, "dropped a datagram from node %d: it acknowledges "
-                      "datagrams never sent", h->src);
+        take(rbuf, n, &from);
+        got++;
     }
+    return got;
+}
+
+static int receive_all(void)
+{
+    int got = receive_from(udp_sock, take_unicast) + receive_from(group_sock, group_receive);
     for (int j = 0; j < cfg.nodes; j++)
         if (j != cfg.node)
-            rel_flush_ack(&peers[j].rel);
+            rel_flush_ack(&udp_peers[j].rel);
     return got;
 }
 
@@ -190,7 +213,7 @@ static void watch_mesh(int j)
         log_die_status(1, "protocol error: node %d wrote on its TCP connection, which the udp "
                        "transport does not use", j);
     core_link_closed(j);
-    rel_close(&peers[j].rel);
+    rel_close(&udp_peers[j].rel);
     close(pfd[SLOT_MESH + j].fd);
     boot.peer_fd[j] = pfd[SLOT_MESH + j].fd = -1;
 }
@@ -202,7 +225,7 @@ static uint64_t timers(void)
     for (int j = 0; j < cfg.nodes; j++) {
         if (j == cfg.node)
             continue;
-        uint64_t due = rel_retransmit(&peers[j].rel, now);
+        uint64_t due = rel_retransmit(&udp_peers[j].rel, now);
         if (due < next)
             next = due;
     }
@@ -239,25 +262,63 @@ static int udp_progress(int timeout_ms)
 
 static void udp_post(int dest, am_msg *m)
 {
-    rel_post(&peers[dest].rel, m->heap == -1 ? am_detach(m) : m, 0);
+    rel_post(&udp_peers[dest].rel, m->heap == -1 ? am_detach(m) : m, 0);
 }
 
 static void udp_post_unordered(int dest, am_msg *m)
 {
-    rel_post(&peers[dest].rel, m->heap == -1 ? am_detach(m) : m, 1);
+    rel_post(&udp_peers[dest].rel, m->heap == -1 ? am_detach(m) : m, 1);
+}
+
+/* Members of a multicast whose list still fits one datagram beside a
+ * whole fragment. */
+#define GROUP_MEMBERS_MAX 1024
+/* How long am_multicast waits for room before it sends one unicast per
+ * member instead. */
+#define MULTICAST_WAIT_S 0.05
+
+static int udp_multicast(const int *dests, int n, const am_msg *m)
+{
+    if (!group_native() || n > GROUP_MEMBERS_MAX)
+        return 0;
+    char member[GROUP_MEMBERS_MAX] = {0};
+    for (int i = 0; i < n; i++)
+        if (dests[i] < 0 || dests[i] >= cfg.nodes || dests[i] >= GROUP_MEMBERS_MAX ||
+            member[dests[i]]++)
+            return 0; /* a node twice: one unicast each, as asked */
+    rel_peer *ps[GROUP_MEMBERS_MAX];
+    int k = 0;
+    for (int j = 0; j < cfg.nodes && j < GROUP_MEMBERS_MAX; j++)
+        if (member[j] && j != cfg.node)
+            ps[k++] = &udp_peers[j].rel;
+    am_msg *shared = k ? rel_share(m, k) : NULL;
+    if (!shared)
+        return 0;
+    /* Room in every member's window at once comes as acknowledgements do:
+     * a sender waits for it a little (flow control), the comm thread not
+     * at all (it is what brings them). */
+    double give_up = now_s() + MULTICAST_WAIT_S;
+    while (!rel_multicast(ps, k, shared)) {
+        if (core_on_comm_thread() || now_s() > give_up) {
+            rel_unshare(shared);
+            return 0;
+        }
+        sched_yield();
+    }
+    return 1;
 }
 
 static int udp_idle(void)
 {
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node && !rel_idle(&peers[j].rel))
+        if (j != cfg.node && !rel_idle(&udp_peers[j].rel))
             return 0;
     return fault_idle();
 }
 
-static const rel_ops ops = {emit, deliver, deliver_unordered, now_ns};
+static const rel_ops ops = {emit, group_emit, deliver, deliver_unordered, now_ns};
 
-/* A datagram socket on the address the node listens on for its peers. */
+/* A datagram socket on the address the node listens on for its udp_peers. */
 static void open_socket(void)
 {
     struct sockaddr_in sa;
@@ -265,31 +326,35 @@ static void open_socket(void)
     if (getsockname(boot.listen_fd, (struct sockaddr *)&sa, &len))
         log_die("cannot set up the udp transport: no peer address: %m");
     sa.sin_port = 0;
-    sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (sock < 0 || bind(sock, (struct sockaddr *)&sa, sizeof sa))
+    udp_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (udp_sock < 0 || bind(udp_sock, (struct sockaddr *)&sa, sizeof sa))
         log_die("cannot set up the udp transport: %m");
     int size = SOCK_BUF;
     /* Beyond net.core.rmem_max only with CAP_NET_ADMIN; a smaller buffer
      * drops more under bursts, which retransmission repairs. */
-    if (setsockopt(sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size))
-        setsockopt(sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
-    if (setsockopt(sock, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size))
-        setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+    if (setsockopt(udp_sock, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size))
+        setsockopt(udp_sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    if (setsockopt(udp_sock, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size))
+        setsockopt(udp_sock, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
 }
 
 /* Tells each peer, over its authenticated TCP connection, our port and
- * the token it must show; learns the same from it. */
-static void exchange_hellos(void)
+ * the token it must show (node 0: and the job's multicast group); learns
+ * the same from it. */
+static void exchange_hellos(struct sockaddr_in *group)
 {
     struct sockaddr_in own;
     socklen_t len = sizeof own;
-    getsockname(sock, (struct sockaddr *)&own, &len);
+    getsockname(udp_sock, (struct sockaddr *)&own, &len);
+    if (cfg.node == 0)
+        group_choose(&group->sin_addr.s_addr, &group->sin_port);
     for (int j = 0; j < cfg.nodes; j++) {
         if (j == cfg.node)
             continue;
-        if (getrandom(&peers[j].token_in, sizeof peers[j].token_in, 0) != sizeof(uint64_t))
+        if (getrandom(&udp_peers[j].token_in, sizeof udp_peers[j].token_in, 0) != sizeof(uint64_t))
             log_die("cannot set up the udp transport: getrandom: %m");
-        udp_hello h = {REL_MAGIC, own.sin_port, 0, peers[j].token_in};
+        udp_hello h = {REL_MAGIC, own.sin_port, group->sin_port, udp_peers[j].token_in,
+                       group->sin_addr.s_addr, 0};
         if (io_write_all(boot.peer_fd[j], &h, sizeof h))
             boot_stop(j, "failed (connection lost while the udp transport started)", -1);
     }
@@ -298,37 +363,44 @@ static void exchange_hellos(void)
         if (j == cfg.node)
             continue;
         udp_hello h;
-        len = sizeof peers[j].addr;
+        len = sizeof udp_peers[j].addr;
         if (io_read_full(boot.peer_fd[j], &h, sizeof h, deadline) || h.magic != REL_MAGIC ||
-            getpeername(boot.peer_fd[j], (struct sockaddr *)&peers[j].addr, &len))
+            getpeername(boot.peer_fd[j], (struct sockaddr *)&udp_peers[j].addr, &len))
             boot_stop(j, "failed (no udp endpoint received while the transport started)", -1);
-        peers[j].addr.sin_port = h.port;
-        peers[j].token_out = h.token;
+        udp_peers[j].addr.sin_port = h.port;
+        udp_peers[j].token_out = h.token;
+        if (j == 0)
+            *group = (struct sockaddr_in){AF_INET, h.group_port, {h.group}, {0}};
     }
 }
 
 static void udp_start(void)
 {
-    peers = calloc((size_t)cfg.nodes, sizeof *peers);
+    udp_peers = calloc((size_t)cfg.nodes, sizeof *udp_peers);
     pfd = calloc((size_t)(SLOT_MESH + cfg.nodes), sizeof *pfd);
     wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (!peers || !pfd || wake_fd < 0)
+    if (!udp_peers || !pfd || wake_fd < 0)
         log_die("cannot set up the udp transport: %m");
     stats_register(&udp_rejected);
     rel_setup(&ops);
     fault_setup(send_datagram);
     pfd[SLOT_WAKE] = (struct pollfd){wake_fd, POLLIN, 0};
-    pfd[SLOT_SOCK] = (struct pollfd){-1, POLLIN, 0};
+    pfd[SLOT_SOCK] = pfd[SLOT_GROUP] = (struct pollfd){-1, POLLIN, 0};
     for (int j = 0; j < cfg.nodes; j++) {
         pfd[SLOT_MESH + j] = (struct pollfd){boot.peer_fd[j], POLLIN, 0};
-        rel_init(&peers[j].rel, j);
-        rx_init(&peers[j].rx, j);
+        rel_init(&udp_peers[j].rel, j);
+        rx_init(&udp_peers[j].rx, j);
     }
     if (cfg.nodes == 1)
         return;
     open_socket();
-    pfd[SLOT_SOCK].fd = sock;
-    exchange_hellos();
+    pfd[SLOT_SOCK].fd = udp_sock;
+    struct sockaddr_in group = {0}, own;
+    exchange_hellos(&group);
+    socklen_t len = sizeof own;
+    getsockname(udp_sock, (struct sockaddr *)&own, &len);
+    group_sock = group_open(udp_sock, own.sin_addr.s_addr, group.sin_addr.s_addr, group.sin_port);
+    pfd[SLOT_GROUP].fd = group_sock;
     for (int j = 0; j < cfg.nodes; j++)
         if (boot.peer_fd[j] >= 0)
             fcntl(boot.peer_fd[j], F_SETFL, fcntl(boot.peer_fd[j], F_GETFL) | O_NONBLOCK);
@@ -339,15 +411,18 @@ static void udp_stop(void)
     for (int j = 0; j < cfg.nodes; j++) {
         if (boot.peer_fd[j] >= 0)
             close(boot.peer_fd[j]);
-        rel_free(&peers[j].rel);
-        rx_free(&peers[j].rx);
+        rel_free(&udp_peers[j].rel);
+        rx_free(&udp_peers[j].rx);
     }
-    if (sock >= 0)
-        close(sock);
+    if (udp_sock >= 0)
+        close(udp_sock);
+    if (group_sock >= 0)
+        close(group_sock);
     close(wake_fd);
-    free(peers);
+    free(udp_peers);
     free(pfd);
 }
 
-const tsr_backend udp_backend = {"udp", udp_start, udp_post, udp_post_unordered,
-                                 udp_progress, udp_wake,  udp_idle, udp_stop};
+const tsr_backend udp_backend = {"udp",        udp_start,    udp_post, udp_post_unordered,
+                                 udp_multicast, group_native, udp_progress, udp_wake,
+                                 udp_idle,     udp_stop};

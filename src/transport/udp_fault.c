@@ -22,11 +22,12 @@ STATS_COUNTER(faults_duplicated, "TSR_FAULTS: datagrams sent twice on purpose");
 STATS_COUNTER(faults_reordered, "TSR_FAULTS: datagrams held back for later ones to overtake");
 STATS_COUNTER(faults_delayed, "TSR_FAULTS: datagrams delayed");
 
-#define POOL 128
-#define DGRAM_MAX (sizeof(rel_hdr) + REL_FRAG)
+#define POOL 64
+#define DGRAM_MAX 65536 /* any datagram, a multicast's member list included */
+#define FREE (-2)    /* a pool entry's dest when it holds nothing (-1: the group) */
 
 typedef struct held {
-    int dest;          /* -1: free */
+    int dest;          /* as fault_pass's, or FREE */
     uint64_t due_ns;
     size_t len;
     char *bytes;
@@ -64,7 +65,7 @@ void fault_setup(fault_send_fn *send)
     if (!pool_bytes)
         log_die("cannot set up TSR_FAULTS: out of memory");
     for (int i = 0; i < POOL; i++)
-        pool[i] = (held){-1, 0, 0, pool_bytes + (size_t)i * DGRAM_MAX};
+        pool[i] = (held){FREE, 0, 0, pool_bytes + (size_t)i * DGRAM_MAX};
 }
 
 /* Under lock: copies the datagram into a free pool entry due at `due`;
@@ -73,7 +74,7 @@ static int hold(int dest, const struct iovec *iov, int n, uint64_t due)
 {
     for (int i = 0; i < POOL; i++) {
         held *h = &pool[i];
-        if (h->dest >= 0)
+        if (h->dest != FREE)
             continue;
         h->len = 0;
         for (int k = 0; k < n; k++) {
@@ -121,12 +122,12 @@ uint64_t fault_release(uint64_t now)
     spin_lock(&lock);
     for (int i = 0; i < POOL; i++) {
         held *h = &pool[i];
-        if (h->dest < 0)
+        if (h->dest == FREE)
             continue;
         if (h->due_ns <= now) {
             struct iovec iov = {h->bytes, h->len};
             send_now(h->dest, &iov, 1);
-            h->dest = -1;
+            h->dest = FREE;
             atomic_fetch_sub(&holding, 1);
         } else if (h->due_ns - now < next) {
             next = h->due_ns - now;

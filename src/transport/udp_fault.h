@@ -17,7 +17,8 @@
 
 #define FAULT_REORDER_US 1000
 
-/* Sends one datagram (the pieces in order) to dest. Async-signal-safe. */
+/* Sends one datagram (the pieces in order) to node dest, or to the job's
+ * multicast group (dest -1). Async-signal-safe. */
 typedef void fault_send_fn(int dest, const struct iovec *iov, int n);
 
 /* Starts injecting cfg.faults through send; registers the counters. */

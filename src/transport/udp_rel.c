@@ -9,6 +9,7 @@
  */
 #include "transport/udp_rel.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ STATS_COUNTER(udp_retransmits, "udp: datagrams sent again (not acknowledged in t
 STATS_COUNTER(udp_duplicates, "udp: datagrams dropped as already received");
 STATS_COUNTER(udp_out_of_window, "udp: datagrams dropped as numbered past the window");
 STATS_COUNTER(udp_bad_acks, "udp: datagrams dropped for acknowledging numbers never sent");
+STATS_COUNTER(udp_multicasts, "udp: datagrams sent once to the job's IP multicast group");
 STATS_COUNTER(udp_unordered_early, "udp: unordered messages delivered before an earlier one");
 
 /* The first wait for an acknowledgement, and the longest: the wait doubles
@@ -41,6 +43,7 @@ void rel_setup(const rel_ops *o)
     stats_register(&udp_out_of_window);
     stats_register(&udp_bad_acks);
     stats_register(&udp_unordered_early);
+    stats_register(&udp_multicasts);
 }
 
 void rel_init(rel_peer *p, int node)
@@ -49,10 +52,61 @@ void rel_init(rel_peer *p, int node)
     p->node = node;
 }
 
+/* A message several peers share (heap == REL_SHARED, this layer's own
+ * value): freed by the last. */
+#define REL_SHARED 2
+typedef struct shared_msg {
+    _Atomic int refs;
+    am_msg m;
+} shared_msg;
+
 static void release_msg(am_msg *m)
 {
-    if (m && m->heap == 1)
+    if (m && m->heap == 1) {
         free(m);
+    } else if (m && m->heap == REL_SHARED) {
+        shared_msg *s = (shared_msg *)((char *)m - offsetof(shared_msg, m));
+        if (atomic_fetch_sub(&s->refs, 1) == 1)
+            free(s);
+    }
+}
+
+void rel_unshare(am_msg *shared) { free((char *)shared - offsetof(shared_msg, m)); }
+
+am_msg *rel_share(const am_msg *m, int members)
+{
+    shared_msg *s = malloc(sizeof *s + m->hdr.len);
+    if (!s)
+        return NULL;
+    atomic_init(&s->refs, members);
+    s->m = *m;
+    if (m->hdr.len)
+        memcpy(s + 1, m->payload, m->hdr.len);
+    s->m.payload = s + 1;
+    s->m.heap = REL_SHARED;
+    s->m.sent = 0;
+    return &s->m;
+}
+
+/* The pieces (header, payload, padding) of m's stream bytes [off, off + len).
+ * They point into m itself, which outlives the datagram's sending. */
+static int fragment_iov(am_msg *m, size_t off, size_t len, struct iovec iov[3])
+{
+    static const char zeros[8];
+    const char *part[3] = {(const char *)&m->hdr, m->payload, zeros};
+    size_t size[3] = {STREAM_HDR, m->hdr.len, STREAM_PAD8(m->hdr.len) - m->hdr.len};
+    int k = 0;
+    for (int i = 0; i < 3 && len; i++) {
+        if (off >= size[i]) {
+            off -= size[i];
+            continue;
+        }
+        size_t take = size[i] - off < len ? size[i] - off : len;
+        iov[k++] = (struct iovec){(void *)(part[i] + off), take};
+        off = 0;
+        len -= take;
+    }
+    return k;
 }
 
 /* Sends the datagram of slot seq, with the acknowledgement of the moment.
@@ -60,17 +114,8 @@ static void release_msg(am_msg *m)
 static void transmit(rel_peer *p, uint32_t seq)
 {
     rel_slot *s = &p->slot[seq % REL_WINDOW];
-    am_msg shifted = *s->m;
-    shifted.sent = s->off;
-    const void *base[3];
-    size_t len[3];
     struct iovec iov[3];
-    int n = tx_pieces(&shifted, base, len), k = 0;
-    for (size_t want = s->len; k < n && want; k++) {
-        size_t take = len[k] < want ? len[k] : want;
-        iov[k] = (struct iovec){(void *)base[k], take};
-        want -= take;
-    }
+    int k = fragment_iov(s->m, s->off, s->len, iov);
     rel_hdr h = {REL_MAGIC, (uint16_t)cfg.node, (uint16_t)p->node, 0, seq,
                  atomic_load_explicit(&p->expect, memory_order_relaxed),
                  atomic_load_explicit(&p->sack, memory_order_relaxed), s->kind, s->len, 0};
@@ -105,7 +150,7 @@ static int fill_slot(rel_peer *p)
     /* Whether the transport frees m is read now: a caller-owned message
      * may be gone before its last fragment is acknowledged cumulatively
      * (its reply came first, through the selective bitmap). */
-    if (m->heap != 1)
+    if (m->heap != 1 && m->heap != REL_SHARED)
         s->last = 0;
     transmit(p, p->next++);
     return 1;
@@ -132,6 +177,48 @@ void rel_post(rel_peer *p, am_msg *m, int unordered)
     while (fill_slot(p))
         ;
     spin_unlock(&p->lock);
+}
+
+static int multicast_fits(rel_peer **peers, int n, uint32_t frags)
+{
+    for (int i = 0; i < n; i++) {
+        rel_peer *p = peers[i];
+        if (p->closed || p->q_head || p->u_head || p->next - p->base + frags > REL_WINDOW)
+            return 0;
+    }
+    return 1;
+}
+
+int rel_multicast(rel_peer **peers, int n, am_msg *m)
+{
+    size_t total = STREAM_BYTES(m->hdr.len);
+    uint32_t frags = (uint32_t)((total + REL_FRAG - 1) / REL_FRAG);
+    rel_member members[n];
+    for (int i = 0; i < n; i++)
+        spin_lock(&peers[i]->lock);
+    int fits = total <= REL_MULTICAST_MAX && multicast_fits(peers, n, frags);
+    for (size_t off = 0; fits && off < total; off += REL_FRAG) {
+        uint16_t len = (uint16_t)(total - off < REL_FRAG ? total - off : REL_FRAG);
+        uint64_t due = ops->now_ns() + RTO_NS;
+        for (int i = 0; i < n; i++) {
+            rel_peer *p = peers[i];
+            uint32_t seq = p->next++;
+            p->slot[seq % REL_WINDOW] =
+                (rel_slot){m, off, len, REL_DATA, off + len == total, 1, due};
+            p->ack_out = atomic_load_explicit(&p->expect, memory_order_relaxed);
+            p->sack_out = 0;
+            members[i] = (rel_member){(uint16_t)p->node, 0, seq, p->ack_out, 0, 0};
+        }
+        struct iovec iov[3];
+        int k = fragment_iov(m, off, len, iov);
+        rel_hdr h = {REL_MAGIC, (uint16_t)cfg.node, REL_GROUP, 0, 0, 0, 0, REL_MULTICAST, len,
+                     (uint32_t)n};
+        COUNTER_ADD(udp_multicasts, 1);
+        ops->emit_group(&h, members, iov, k);
+    }
+    for (int i = n - 1; i >= 0; i--)
+        spin_unlock(&peers[i]->lock);
+    return fits;
 }
 
 /* Under p->lock: the peer has every datagram below ack, and those the

@@ -17,6 +17,13 @@
  * reply acknowledges its request before it is handled; a datagram not
  * acknowledged in time is sent again, each time waiting twice as long.
  *
+ * A multicast message (rel_multicast) takes the next numbers of every
+ * member's sequence at once, each fragment one datagram to the job's IP
+ * group naming each member's number: ordered with the sender's unicast
+ * messages to each member, acknowledged by each member in its own
+ * sequence, and sent again by unicast to a member that did not
+ * acknowledge it.
+ *
  * This layer knows no sockets: udp.c gives it a way to send a datagram and
  * to deliver data (rel_ops), and the unit test gives it a lossy channel.
  */
@@ -33,7 +40,11 @@
 #define REL_FRAG 8192   /* data bytes in one datagram */
 #define REL_MAGIC 0x55525354u /* "TSRU" */
 
-enum { REL_DATA = 1, REL_UNORDERED, REL_ACK };
+enum { REL_DATA = 1, REL_UNORDERED, REL_ACK, REL_MULTICAST };
+#define REL_GROUP 0xffff /* rel_hdr.dst of a REL_MULTICAST datagram */
+/* The largest message sent by multicast: fragments beyond half the window
+ * would wait too long for room in every member's window at once. */
+#define REL_MULTICAST_MAX (REL_WINDOW / 2 * REL_FRAG)
 
 /* The header of every datagram (40 bytes, then `len` data bytes). */
 typedef struct rel_hdr {
@@ -45,13 +56,25 @@ typedef struct rel_hdr {
     uint64_t sack;  /* bit i: so did number ack + 1 + i */
     uint16_t kind;  /* REL_* */
     uint16_t len;   /* data bytes, at most REL_FRAG */
-    uint32_t zero;
+    uint32_t members; /* REL_MULTICAST: rel_member entries before the data; else 0 */
 } rel_hdr;
+
+/* A member's part of a REL_MULTICAST datagram (24 bytes). */
+typedef struct rel_member {
+    uint16_t node, zero;
+    uint32_t seq;   /* the datagram's number in the sender's sequence to node */
+    uint32_t ack;   /* what the sender has received from node, as rel_hdr.ack */
+    uint32_t zero2;
+    uint64_t token; /* node's token for the sender */
+} rel_member;
 
 typedef struct rel_ops {
     /* Sends one datagram to dest: header, then the data in n pieces.
      * Async-signal-safe (it runs on the fault path). */
     void (*emit)(int dest, const rel_hdr *h, const struct iovec *data, int n);
+    /* Sends one REL_MULTICAST datagram to the group (members' tokens are
+     * filled by the callee). */
+    void (*emit_group)(const rel_hdr *h, rel_member *members, const struct iovec *data, int n);
     /* Ordered bytes of src's stream, in order (comm thread). */
     void (*deliver)(int src, const void *data, size_t len);
     /* One whole unordered message's stream bytes (comm thread). */
@@ -102,6 +125,17 @@ void rel_free(rel_peer *p);
  * by this layer when heap == 1; never -1) and sends what the window
  * allows. Any thread; async-signal-safe for heap == 0. */
 void rel_post(rel_peer *p, am_msg *m, int unordered);
+
+/* A copy of m that `members` peers share, for rel_multicast; freed when
+ * the last of them has it acknowledged. NULL if memory is short. */
+am_msg *rel_share(const am_msg *m, int members);
+/* Frees a shared copy that was never sent. */
+void rel_unshare(am_msg *shared);
+/* Sends shared (from rel_share, for n peers in increasing node order) by
+ * multicast if every one of them has nothing queued and room in its window
+ * for all of it; returns 1, or 0 having sent nothing. Any thread but the
+ * fault path. */
+int rel_multicast(rel_peer **peers, int n, am_msg *shared);
 
 /* Takes a datagram from the peer whose header udp.c has authenticated
  * (magic, addresses, token, len). Returns 0, or -1 if it must be dropped

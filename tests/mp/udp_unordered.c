@@ -3,7 +3,8 @@
  * then COUNT to every node (itself included) with am_multicast. Each
  * receiver counts every number: each must arrive exactly once. Node 1 also
  * counts the unordered messages that came after a higher number (out of
- * order). Prints both; tests/sh/udp_unordered.sh says what each transport
+ * order). Prints both, and how many datagrams went to the job's multicast
+ * group (udp's IP multicast); tests/sh/udp_unordered.sh says what each transport
  * and fault setting must show. The messages borrow MSG_ECHO_REQ, whose
  * handler this program replaces (arg0: which stream, arg2: the number). */
 #include <stdatomic.h>
@@ -69,8 +70,10 @@ int main(int argc, char **argv)
         for (int i = 0; i < COUNT; i++)
             am_multicast(all, nodes, MSG_ECHO_REQ, MULTICAST, 0, (uint64_t)i, &i, sizeof i);
     int mwrong = wait_for(MULTICAST);
-    printf("node %d: multicast (native %d): %d not exactly once\n", me, am_multicast_native(),
-           mwrong);
+    uint64_t datagrams = 0;
+    tsr_counter_get("udp_multicasts", &datagrams);
+    printf("node %d: multicast (native %d): %d not exactly once, %llu group datagrams\n", me,
+           am_multicast_native(), mwrong, (unsigned long long)datagrams);
     wrong += mwrong + bad_number;
     tsr_barrier();
     free(all);

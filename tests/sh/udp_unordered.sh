@@ -2,7 +2,8 @@
 # The unordered service class and multicast (tests/mp/udp_unordered.c):
 # under udp with injected reordering, unordered messages arrive exactly
 # once and some really out of order; under tcp they come in order; a
-# multicast reaches every member once. TSR_FAULTS is refused outside udp.
+# multicast reaches every member once (under udp through the job's IP
+# multicast group, under tcp one unicast each). TSR_FAULTS is refused outside udp.
 . tests/lib.sh
 prog=$B/tests/mp/udp_unordered
 
@@ -14,8 +15,11 @@ check() { # NAME WANT(some|none) ENV...
         bad "$name (exit $?)" "$LOG/out"; return
     fi
     local n; n=$(out_of_order)
+    local group; group=$(sed -n 's/^node 0: multicast (native 1): .*, \([0-9]*\) group datagrams/\1/p' "$LOG/out")
     if [ "$(grep -c 'multicast (native [01]): 0 not exactly once' "$LOG/out")" != 3 ] || [ -z "$n" ]; then
         bad "$name: not exactly once" "$LOG/out"
+    elif [ "$want" != none ] && [ "${group:-0}" -eq 0 ]; then
+        bad "$name: no multicast went to the IP group" "$LOG/out"
     elif [ "$want" = some ] && [ "$n" -eq 0 ]; then
         bad "$name: no message arrived out of order" "$LOG/out"
     elif [ "$want" = none ] && [ "$n" -ne 0 ]; then

@@ -61,7 +61,7 @@ static void deliver_unordered(int src, const void *data, size_t len)
 
 static uint64_t now_ns(void) { return clock_ns; }
 
-static const rel_ops ops = {emit, deliver, deliver_unordered, now_ns};
+static const rel_ops ops = {emit, NULL, deliver, deliver_unordered, now_ns};
 
 typedef struct channel {
     int lose_every;   /* lose one datagram in this many (0: none) */
