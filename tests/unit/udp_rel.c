@@ -59,9 +59,18 @@ static void deliver_unordered(int src, const void *data, size_t len)
     unordered_total++;
 }
 
+/* The group reaches node 1 only here: its part of the datagram goes on as
+ * the unicast datagram it stands for (udp_group.c does the same). */
+static void emit_group(const rel_hdr *h, rel_member *members, const struct iovec *data, int n)
+{
+    CHECK(h->members == 1 && members[0].node == 1, "multicast to other members than node 1");
+    rel_hdr mine = {REL_MAGIC, 0, 1, 0, members[0].seq, members[0].ack, 0, REL_DATA, h->len, 0};
+    emit(1, &mine, data, n);
+}
+
 static uint64_t now_ns(void) { return clock_ns; }
 
-static const rel_ops ops = {emit, NULL, deliver, deliver_unordered, now_ns};
+static const rel_ops ops = {emit, emit_group, deliver, deliver_unordered, now_ns};
 
 typedef struct channel {
     int lose_every;   /* lose one datagram in this many (0: none) */
@@ -202,6 +211,39 @@ static void unordered(void)
     CHECK(got_len == 0, "unordered: bytes went to the ordered stream");
 }
 
+/* A multicast between two unicast messages keeps its place in node 1's
+ * stream; with messages queued before it, it is refused (the caller then
+ * sends it by unicast). */
+static void multicast(void)
+{
+    reset();
+    size_t first_len, last_len;
+    char *first = post_messages(1, &first_len);
+    am_msg m = {NULL, {5, MSG_ECHO_REQ, 0, {77, 0, 0}}, "hello", 0, 0};
+    rel_peer *members[] = {&to_b};
+    am_msg *shared = rel_share(&m, 1);
+    CHECK(rel_multicast(members, 1, shared), "multicast refused with an empty window");
+    char *last = post_messages(1, &last_len);
+    channel c = {.lose_every = 3};
+    CHECK(run(&c) >= 0, "multicast: never finished");
+    size_t mid = STREAM_BYTES(5);
+    CHECK(got_len == first_len + mid + last_len && !memcmp(got, first, first_len) &&
+              !memcmp(got + first_len, &m.hdr, STREAM_HDR) &&
+              !memcmp(got + first_len + STREAM_HDR, "hello", 5) &&
+              !memcmp(got + first_len + mid, last, last_len),
+          "multicast: not delivered in its place between two unicast messages");
+    free(first);
+    free(last);
+    reset();
+    free(post_messages(REL_WINDOW + 1, &first_len));
+    shared = rel_share(&m, 1);
+    CHECK(!rel_multicast(members, 1, shared), "multicast taken ahead of queued messages");
+    rel_unshare(shared);
+    for (int i = 0; i < queued[1]; i++)
+        free(inbox[1][i]);
+    queued[1] = 0;
+}
+
 static void forged_ack(void)
 {
     reset();
@@ -235,6 +277,7 @@ int main(void)
     ordered_through("all three", (channel){.lose_every = 5, .duplicate = 1, .reverse = 1});
     window_full();
     unordered();
+    multicast();
     forged_ack();
     reset();
     free(got);
