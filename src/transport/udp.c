@@ -132,7 +132,7 @@ static void deliver_unordered(int src, const void *data, size_t len)
 static const char *forged(const rel_hdr *h, size_t n, const struct sockaddr_in *from)
 {
     if (n < sizeof *h || h->magic != REL_MAGIC || h->members)
-        return "not a Tessera datagram";
+        return "is not a Tessera datagram";
     if (h->dst != cfg.node || h->src >= cfg.nodes || h->src == cfg.node)
         return "names another receiver, or an unknown sender";
     if (!udp_from_peer(h->src, from))
