@@ -80,6 +80,14 @@ typedef struct channel {
 
 static unsigned drawn;
 
+/* Everything on its way to node `to` is lost. */
+static void lose_all(int to)
+{
+    for (int i = 0; i < queued[to]; i++)
+        free(inbox[to][i]);
+    queued[to] = 0;
+}
+
 /* Hands node `to` what is on its way to it, through channel c. */
 static void carry(int to, const channel *c)
 {
@@ -175,13 +183,11 @@ static void window_full(void)
     CHECK(to_b.q_head != NULL, "window: nothing held back");
     /* Nothing gets through for a while: still no more than the window. */
     for (int i = 0; i < 5; i++) {
-        queued[1] = 0;
+        lose_all(1);
         clock_ns += 100000000;
         rel_retransmit(&to_b, clock_ns);
     }
-    for (int i = 0; i < queued[1]; i++)
-        free(inbox[1][i]);
-    queued[1] = 0;
+    lose_all(1);
     CHECK(to_b.next - to_b.base == REL_WINDOW, "window grew while nothing was acknowledged");
     channel clean = {0};
     CHECK(run(&clean) >= 0, "window: never finished");
@@ -239,9 +245,7 @@ static void multicast(void)
     shared = rel_share(&m, 1);
     CHECK(!rel_multicast(members, 1, shared), "multicast taken ahead of queued messages");
     rel_unshare(shared);
-    for (int i = 0; i < queued[1]; i++)
-        free(inbox[1][i]);
-    queued[1] = 0;
+    lose_all(1);
 }
 
 static void forged_ack(void)
@@ -255,9 +259,7 @@ static void forged_ack(void)
     h.sack = 1ull << 63;
     CHECK(rel_receive(&to_b, &h, NULL) == -1, "a selective acknowledgement past the window taken");
     CHECK(to_b.base == 0, "a refused acknowledgement released datagrams");
-    for (int i = 0; i < queued[1]; i++)
-        free(inbox[1][i]);
-    queued[1] = 0;
+    lose_all(1);
 }
 
 int main(void)
