@@ -91,6 +91,7 @@ const tsr_protocol lrc_protocol = {
     .flush = flush,
     .barrier_done = barrier_done,
     .lock_request = lrc_lock_request,
+    .lock_request_check = lrc_lock_request_check,
     .lock_grant = lrc_lock_grant,
     .lock_handoff = lrc_lock_handoff,
     .lock_release = lrc_lock_release,

@@ -262,14 +262,22 @@ void lrc_lock_request(int lock, pbuf *out)
         pbuf_put(out, vt, vt_bytes());
 }
 
+/* A request is the acquirer's timestamp, once the protocol is in use. */
+int lrc_lock_request_check(const void *req, size_t len)
+{
+    if (!lrc_active)
+        return req ? -1 : 0;
+    return req && len == vt_bytes() ? 0 : -1;
+}
+
 /* A grant: u32 from the manager (1) or the releaser (0), the timestamp
  * granted, the intervals it covers that the request's does not. */
 static int grant(const void *req, size_t len, uint32_t from_manager, const uint32_t *v, pbuf *out)
 {
-    if (!lrc_active)
-        return req ? -1 : 0;
-    if (!req || len != vt_bytes())
+    if (lrc_lock_request_check(req, len))
         return -1;
+    if (!lrc_active)
+        return 0;
     pbuf_put(out, &from_manager, sizeof from_manager);
     pbuf_put(out, v, vt_bytes());
     put_range(out, req, v);

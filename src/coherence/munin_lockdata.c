@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sync/sync.h"
 #include "util/log.h"
 
 static mu_object *bound;
@@ -160,11 +161,7 @@ void mu_bound_fault(uint32_t p, int is_write)
     int lock = mu[p].lock;
     if (is_write)
         mu_die_on(p, "write without holding the lock it is bound to (tsr_hint_lock_data) to");
-    waiter w;
-    am_msg m;
-    waiter_init(&w, 1);
-    am_post(lock % cfg.nodes, &m, MSG_LOCK_PEEK, (uint64_t)lock, (uintptr_t)&w, 0, NULL, 0);
-    waiter_wait(&w);
+    lock_peek(lock);
     /* Read copies: dropped when this node next synchronizes. */
     for (uint32_t b = 0; b < nbound; b++)
         if (bound_lock[b] == lock)

@@ -156,21 +156,51 @@ int coh_barrier_apply(const void *p, size_t len)
     READ_FRAMES(p, len, barrier_apply, bytes, blen);
 }
 
+/* The frame of protocol i in a request, if any, at *pos (advanced past
+ * it): each protocol's frame is looked at in table order, present or not. */
+static int request_frame(const void *req, size_t rlen, size_t *pos, uint32_t i,
+                         const char **bytes, size_t *blen)
+{
+    uint32_t proto = i - 1;
+    size_t at = *pos;
+    if (at >= rlen || frame_next(req, rlen, &at, &proto, bytes, blen) || proto != i)
+        return 0;
+    *pos = at;
+    return 1;
+}
+
+int coh_lock_request_check(const void *req, size_t rlen)
+{
+    if (coh_frames_valid(req, rlen))
+        return -1;
+    size_t pos = 0;
+    for (uint32_t i = 1; i < COH_NPROTO; i++) {
+        const tsr_protocol *pr = coh_protocols[i];
+        const char *bytes = NULL;
+        size_t blen = 0;
+        int mine = request_frame(req, rlen, &pos, i, &bytes, &blen);
+        if (mine && !pr->lock_request)
+            return -1;
+        if (pr->lock_request_check && pr->lock_request_check(mine ? bytes : NULL, blen))
+            return -1;
+    }
+    return pos == rlen ? 0 : -1;
+}
+
 /* A grant reads the request frame of each protocol, present or not; built
  * by the manager (lock_grant) or by the releaser (lock_handoff). */
 static int grant_frames(int lock, int node, const void *req, size_t rlen, pbuf *out, int direct)
 {
     if (coh_frames_valid(req, rlen))
         return -1;
-    uint32_t proto = 0;
-    const char *bytes = NULL;
-    size_t blen = 0, pos = 0;
-    int have = pos < rlen && !frame_next(req, rlen, &pos, &proto, &bytes, &blen);
+    size_t pos = 0;
     for (uint32_t i = 1; i < COH_NPROTO; i++) {
         const tsr_protocol *pr = coh_protocols[i];
         int (*hook)(int, int, const void *, size_t, pbuf *) =
             direct ? pr->lock_handoff : pr->lock_grant;
-        int mine = have && proto == i;
+        const char *bytes = NULL;
+        size_t blen = 0;
+        int mine = request_frame(req, rlen, &pos, i, &bytes, &blen);
         if (mine && !hook)
             return -1;
         if (hook) {
@@ -179,8 +209,6 @@ static int grant_frames(int lock, int node, const void *req, size_t rlen, pbuf *
                 return -1;
             frame_close(out, at, i);
         }
-        if (mine)
-            have = pos < rlen && !frame_next(req, rlen, &pos, &proto, &bytes, &blen);
     }
     return 0;
 }

@@ -27,6 +27,11 @@ void pbuf_free(pbuf *b);
 
 /* Each builds the frames of every protocol that has the hook. */
 void coh_lock_request(int lock, pbuf *out);
+/* Whether a lock request's frames are well formed for every protocol: 0,
+ * or -1. Checked where a request arrives (acquire, forward, bounce), so
+ * that the grant built from it later (coh_lock_grant, coh_lock_handoff)
+ * cannot fail. */
+int coh_lock_request_check(const void *req, size_t rlen);
 /* At the lock's grantor: the grant for `node`, given the frames of its
  * request. Returns -1 when the request is malformed. */
 int coh_lock_grant(int lock, int node, const void *req, size_t rlen, pbuf *out);

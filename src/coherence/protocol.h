@@ -46,6 +46,10 @@ typedef struct tsr_protocol {
      * time (under the lock manager's mutex). */
     /* The acquirer's request: what the grantor must know of it. */
     void (*lock_request)(int lock, pbuf *out);
+    /* Whether a request's frame (NULL, 0: none) is one its lock_grant and
+     * lock_handoff accept (0), or -1; changes nothing. Checked where the
+     * request arrives. */
+    int (*lock_request_check)(const void *req, size_t len);
     /* The grant to `node` of a lock free at its manager, built from its
      * request frame (req NULL, len 0: the request had none). */
     int (*lock_grant)(int lock, int node, const void *req, size_t len, pbuf *out);
