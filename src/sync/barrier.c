@@ -162,6 +162,7 @@ void tsr_barrier(void)
 void barrier_collective(const coll_sig *sig)
 {
     double t0 = now_s();
+    am_wait_room();
     stall_enter(epoch, sig);
     size_t counts = (size_t)cfg.nodes * sizeof(uint32_t);
     uint32_t *sent = calloc(1, counts);

@@ -470,6 +470,7 @@ void tsr_lock(int id)
     if (held_here[id])
         log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
     double t0 = now_s();
+    am_wait_room();
     int m = manager_of(id);
     waiter_init(&grant.w, 1);
     atomic_store(&grant.lock, id); /* before any grant can come */
@@ -505,6 +506,7 @@ void tsr_unlock(int id)
     check_id("tsr_unlock", id);
     if (!held_here[id])
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
+    am_wait_room();
     coh_release();
     held_here[id] = 0;
     pbuf out = {0};
