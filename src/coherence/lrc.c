@@ -92,6 +92,7 @@ const tsr_protocol lrc_protocol = {
     .barrier_done = barrier_done,
     .lock_request = lrc_lock_request,
     .lock_request_check = lrc_lock_request_check,
+    .payload_check = lrc_payload_check,
     .lock_grant = lrc_lock_grant,
     .lock_handoff = lrc_lock_handoff,
     .lock_release = lrc_lock_release,

@@ -241,6 +241,21 @@ static const uint32_t *take_head(const char **at, const char *end, uint32_t *fla
 
 static void just_log(lrc_interval *iv) { log_put(iv); }
 
+/* A release is a timestamp and intervals; a grant, an arrival and a
+ * departure have a head (take_head), whose flag a grant keeps to 0 or 1. */
+int lrc_payload_check(payload_kind kind, int lock, const void *p, size_t len)
+{
+    const char *at = p, *end = at + len;
+    if (kind == PL_RELEASE) {
+        const uint32_t *v = take_vt(&at, end);
+        return v && !each_interval(at, end, NULL) ? 0 : -1;
+    }
+    uint32_t flag;
+    if (!take_head(&at, end, &flag))
+        return -1;
+    return kind == PL_GRANT && flag > 1 ? -1 : 0;
+}
+
 /* An interval this node has not seen: a write notice for each page. */
 static void apply_interval(lrc_interval *iv)
 {

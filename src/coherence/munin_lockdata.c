@@ -103,10 +103,19 @@ void munin_lock_keep(int lock)
     pbuf_free(&b);
 }
 
+/* A grant and a peek's answer bring the bytes of every object bound to
+ * the lock; what a release leaves at the manager is kept as it is. */
+int mu_payload_check(payload_kind kind, int lock, const void *p, size_t len)
+{
+    if (kind == PL_GRANT || kind == PL_PEEKED)
+        return len == bound_bytes(lock, NULL, 0) ? 0 : -1;
+    return 0;
+}
+
 /* Installs the bound objects' bytes with the given access. */
 static int install(int lock, const void *data, size_t len, int writable)
 {
-    if (len != bound_bytes(lock, NULL, 0))
+    if (mu_payload_check(PL_GRANT, lock, data, len))
         return -1;
     size_t at = 0;
     for (uint32_t b = 0; b < nbound; b++) {

@@ -58,7 +58,8 @@ static void check_signature(int src, const char *wire)
         coll_mismatch(mgr_epoch, first_node, &first_sig, src, &sig);
 }
 
-static const char *arrival_refused(int src, const tsr_msg_hdr *h, size_t fixed)
+static const char *arrival_refused(int src, const tsr_msg_hdr *h, const void *payload,
+                                   size_t fixed)
 {
     if (cfg.node != BARRIER_MANAGER)
         return "an arrival at a node that is not the barrier's root";
@@ -68,6 +69,8 @@ static const char *arrival_refused(int src, const tsr_msg_hdr *h, size_t fixed)
         return "a second arrival at one barrier";
     if (h->len < fixed)
         return "an arrival shorter than its counters and call";
+    if (coh_payload_check(PL_ARRIVAL, -1, (const char *)payload + fixed, h->len - fixed))
+        return "a malformed arrival";
     return NULL;
 }
 
@@ -76,17 +79,15 @@ static const char *arrival_refused(int src, const tsr_msg_hdr *h, size_t fixed)
 static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
 {
     size_t fixed = (size_t)cfg.nodes * sizeof(uint32_t) + sizeof(coll_sig);
-    const char *why = arrival_refused(src, h, fixed);
+    const char *why = arrival_refused(src, h, payload, fixed);
     if (why) {
         am_reject(src, h, "%s", why);
         return;
     }
     const char *sent = payload;
     check_signature(src, sent + fixed - sizeof(coll_sig));
-    if (coh_barrier_merge(src, sent + fixed, h->len - fixed)) {
-        am_reject(src, h, "malformed frames");
-        return;
-    }
+    if (coh_barrier_merge(src, sent + fixed, h->len - fixed))
+        log_die_status(1, "barrier: the protocols refused an arrival checked on arrival");
     if (!arrived) {
         memcpy(&first_sig, sent + fixed - sizeof(coll_sig), sizeof first_sig);
         first_node = src;
@@ -119,8 +120,8 @@ static const char *departure_refused(int src, const tsr_msg_hdr *h, const void *
 {
     if (src != BARRIER_MANAGER)
         return "a departure not from the barrier's root";
-    if (coh_frames_valid(payload, h->len))
-        return "malformed frames";
+    if (coh_payload_check(PL_DEPARTURE, -1, payload, h->len))
+        return "a malformed departure";
     uint64_t want = h->arg[0];
     if (!atomic_compare_exchange_strong(&done.awaited, &want, NO_EPOCH))
         return "a departure from a barrier this node does not wait at";
@@ -184,7 +185,7 @@ void barrier_collective(const coll_sig *sig)
     stall_leave();
     epoch++;
     if (coh_barrier_done(done.departure, done.len, done.expected))
-        log_die_status(1, "protocol error: malformed barrier departure");
+        log_die_status(1, "barrier: the protocols refused a departure checked on arrival");
     free(done.departure);
     STAT_ADD(barriers, 1);
     STAT_TIME(barrier_wait_s, now_s() - t0);

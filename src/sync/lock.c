@@ -367,7 +367,8 @@ static void on_lock_rel(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
 {
-    const char *why = coh_frames_valid(payload, h->len) ? "malformed frames" : NULL;
+    const char *why =
+        coh_payload_check(PL_GRANT, (int)h->arg[0], payload, h->len) ? "a malformed grant" : NULL;
     if (!why)
         why = take_grant((int)h->arg[0]);
     judge(src, h, why);
@@ -489,8 +490,8 @@ void tsr_lock(int id)
     pbuf_free(&req);
     stall_wait(&grant.w, id);
     held_here[id] = 1;
-    if (coh_lock_acquire(id, grant.payload, grant.len))
-        log_die_status(1, "protocol error: malformed grant of lock %d", id);
+    own(coh_lock_acquire(id, grant.payload, grant.len) ? "its protocols refused a checked grant"
+                                                        : NULL, id);
     free(grant.payload);
     STAT_ADD(lock_acquires, 1);
     STAT_TIME(lock_wait_s, now_s() - t0);

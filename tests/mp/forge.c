@@ -144,6 +144,16 @@ static void forge_locks(void)
     rejected += 3;
     forge('r', MSG_LOCK_REL, 0, 7, 0, 0);                 /* not its cycle */
     forge('r', MSG_LOCK_ACQ, 0, 2, 0, 4);                 /* malformed frames */
+    /* Well framed, but the home-based protocol's notices come 8 bytes each. */
+    static const uint32_t odd[3] = {TSR_PROTO_HLRC + 1, 4, 0};
+    am_send(0, MSG_LOCK_REL, 0, 1, 0, odd, sizeof odd);   /* its release: malformed */
+    size_t fixed = (size_t)tsr_nodes() * sizeof(uint32_t) + sizeof(coll_sig);
+    pbuf arrival = {0};
+    memset(pbuf_room(&arrival, fixed), 0, fixed);
+    pbuf_put(&arrival, odd, sizeof odd);
+    am_send(0, MSG_BARRIER_ARRIVE, coh_epoch(), 0, 0, arrival.p, arrival.len);
+    rejected += 2;
+    pbuf_free(&arrival);
     pbuf_free(&req);
 }
 
