@@ -181,7 +181,7 @@ static void mgr_grant(int id, int node, const void *req, size_t rlen)
 
 /* ---- Node side: forwards and bounces --------------------------------------- */
 
-static const char *bounce(int id, int node, const void *req, size_t rlen);
+static void bounce(int id, int node, const void *req, size_t rlen);
 
 /* A request of `node` forwarded to this node for its cycle `cycle` of lock
  * id: kept as the successor if that cycle is on, else sent back. */
@@ -202,7 +202,9 @@ static const char *forwarded(int id, int node, uint32_t cycle, const void *req, 
     else if (now)
         l->next = (successor){node, copy_of(req, rlen), rlen};
     pthread_mutex_unlock(&node_mutex);
-    return why || now ? why : bounce(id, node, req, rlen);
+    if (!why && !now)
+        bounce(id, node, req, rlen);
+    return why;
 }
 
 /* ---- Manager side ---------------------------------------------------------- */
@@ -315,13 +317,12 @@ static const char *mgr_bounced(int id, int from, int node, const void *req, size
     return why;
 }
 
-static const char *bounce(int id, int node, const void *req, size_t rlen)
+static void bounce(int id, int node, const void *req, size_t rlen)
 {
     if (manager_of(id) == cfg.node)
         own(mgr_bounced(id, cfg.node, node, req, rlen), id);
     else
         am_send(manager_of(id), MSG_LOCK_BOUNCE, (uint64_t)id, (uint64_t)node, 0, req, rlen);
-    return NULL;
 }
 
 /* ---- Handlers -------------------------------------------------------------- */
