@@ -377,6 +377,16 @@ static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
         deliver_grant(payload, h->len);
 }
 
+/* A node has one application thread, so at most one peek of a lock waits
+ * for it: a second is a duplicate (and the waiting list stays bounded). */
+static int peek_waits(const lock_mgr *l, int node)
+{
+    for (const peeker *pk = l->peekers; pk; pk = pk->next)
+        if (pk->node == node)
+            return 1;
+    return 0;
+}
+
 /* A node reads the lock's bound data without the lock: now if the lock is
  * free, else when a release reaches the manager. */
 static void on_lock_peek(int src, const tsr_msg_hdr *h, void *payload)
@@ -388,7 +398,9 @@ static void on_lock_peek(int src, const tsr_msg_hdr *h, void *payload)
     }
     pthread_mutex_lock(&mgr_mutex);
     lock_mgr *l = &mgr[id];
-    if (l->tail < 0) {
+    if (peek_waits(l, src)) {
+        judge(src, h, "a second peek while the node's first waits");
+    } else if (l->tail < 0) {
         answer_peek(id, src, h->arg[1]);
     } else {
         peeker *pk = malloc(sizeof *pk);

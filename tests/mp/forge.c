@@ -141,7 +141,9 @@ static void forge_locks(void)
     am_send(0, MSG_LOCK_ACQ, 0, 1, 0, req.p, req.len);    /* the same request again */
     am_send(0, MSG_LOCK_ACQ, 0, 2, 0, req.p, req.len);    /* asks while it holds it */
     am_send(0, MSG_LOCK_BOUNCE, 0, 1, 0, req.p, req.len); /* a bounce it does not owe */
-    rejected += 3;
+    am_send(0, MSG_LOCK_PEEK, 0, NOBODY, 0, NULL, 0);     /* valid: waits for a release */
+    am_send(0, MSG_LOCK_PEEK, 0, NOBODY, 0, NULL, 0);     /* a second one meanwhile */
+    rejected += 4;
     forge('r', MSG_LOCK_REL, 0, 7, 0, 0);                 /* not its cycle */
     forge('r', MSG_LOCK_ACQ, 0, 2, 0, 4);                 /* malformed frames */
     /* Well framed, but the home-based protocol's notices come 8 bytes each. */
