@@ -6,8 +6,8 @@
 . tests/lib.sh
 P="$B/tests/mp/lock_counter"
 
-expect_fail "transport/TSR_TRANSPORT=udp refused" "TSR_TRANSPORT='udp' is not one of the accepted values" \
-    env TSR_TRANSPORT=udp $P 1
+expect_fail "transport/TSR_TRANSPORT=quic refused" "TSR_TRANSPORT='quic' is not one of the accepted values" \
+    env TSR_TRANSPORT=quic $P 1
 expect_fail "transport/TSR_HEARTBEAT=3601 refused" "TSR_HEARTBEAT='3601' is not an integer in \[0, 3600\]" \
     env TSR_HEARTBEAT=3601 $P 1
 expect_fail "transport/TSR_HEARTBEAT=-1 refused" "TSR_HEARTBEAT='-1' is not an integer" \
@@ -16,7 +16,7 @@ expect_fail "transport/TSR_SHM_FD=x refused" "TSR_SHM_FD='x' is not an integer" 
     env TSR_SHM_FD=x $P 1
 
 # Which backend each setting gives, as TSR_VERBOSE reports it.
-for pair in tcp:tcp shm:shm auto:shm :tcp; do
+for pair in tcp:tcp shm:shm udp:udp auto:shm :tcp; do
     want=${pair#*:} set=${pair%%:*}
     expect_ok "transport/TSR_TRANSPORT=${set:-unset} runs over $want" "transport: $want" \
         env TSR_TRANSPORT=$set TSR_VERBOSE=1 $TSRUN -n 2 $P
