@@ -400,6 +400,7 @@ static void udp_start(void)
     socklen_t len = sizeof own;
     getsockname(udp_sock, (struct sockaddr *)&own, &len);
     group_sock = group_open(udp_sock, own.sin_addr.s_addr, group.sin_addr.s_addr, group.sin_port);
+    log_debug("udp: datagrams on port %u", ntohs(own.sin_port));
     pfd[SLOT_GROUP].fd = group_sock;
     for (int j = 0; j < cfg.nodes; j++)
         if (boot.peer_fd[j] >= 0)

@@ -208,8 +208,9 @@ static void load_faults(void)
         if (eq)
             *eq = 0;
         if (!eq || fault_key(kv, eq + 1))
-            log_die("TSR_FAULTS='%s': '%s' is not one of loss=P, dup=P, reorder=P (P from 0 to "
-                    "0.5), delay=T (up to 1s, in us, ms or s), seed=N", s, kv);
+            log_die("TSR_FAULTS='%s': '%s%s%s' is not one of loss=P, dup=P, reorder=P (P from 0 "
+                    "to 0.5), delay=T (up to 1s, in us, ms or s), seed=N", s, kv, eq ? "=" : "",
+                    eq ? eq + 1 : "");
     }
     if (cfg.transport != TRANSPORT_UDP)
         log_die("TSR_FAULTS is set but TSR_TRANSPORT is not udp: faults are injected below the "
