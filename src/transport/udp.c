@@ -316,7 +316,15 @@ static int udp_idle(void)
     return fault_idle();
 }
 
-static const rel_ops ops = {emit, group_emit, deliver, deliver_unordered, now_ns};
+static void queued(int dest, long bytes)
+{
+    if (bytes > 0)
+        sendq_grew(dest, (size_t)bytes);
+    else
+        sendq_shrank(dest, (size_t)-bytes);
+}
+
+static const rel_ops ops = {emit, group_emit, deliver, deliver_unordered, now_ns, queued};
 
 /* A datagram socket on the address the node listens on for its udp_peers. */
 static void open_socket(void)
