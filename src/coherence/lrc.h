@@ -49,8 +49,9 @@ typedef struct lrc_interval {
     uint32_t pages[];
 } lrc_interval;
 
-/* Whether any LRC allocation exists (collective, so the same everywhere):
- * until then LRC adds nothing to locks and barriers. */
+/* Whether LRC memory may exist, the same on every node: from the first
+ * collective LRC allocation, or from the point where every node lets
+ * tsr_malloc use LRC (protocol.h: prepare_local). Until then LRC adds nothing to locks and barriers. */
 extern int lrc_active;
 void lrc_interval_init(void);
 /* Ends this node's interval: if it wrote pages, numbers it, write-protects
@@ -86,8 +87,8 @@ void lrc_notice(uint32_t page, const lrc_interval *iv);
 /* This node closed interval `index`, which wrote `page`: its diff is made
  * only when needed (lazy). */
 void lrc_written(uint32_t page, uint32_t index);
-/* Brings every invalid page of [first, first+n) up to date (GC). */
-void lrc_validate(uint32_t first, uint32_t n);
+/* Brings every page invalidated since the last call up to date (GC). */
+void lrc_validate_all(void);
 /* Frees this node's diffs of intervals up to `index` (GC, once every node
  * has validated its pages). */
 void lrc_diffs_collect(uint32_t index);

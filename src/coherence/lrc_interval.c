@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coherence/adopt.h"
 #include "coherence/lrc.h"
 #include "coherence/protocol.h"
 #include "memory/region.h"
@@ -241,7 +242,9 @@ static const uint32_t *take_head(const char **at, const char *end, uint32_t *fla
 
 static void just_log(lrc_interval *iv) { log_put(iv); }
 
-/* An interval this node has not seen: a write notice for each page. */
+/* An interval this node has not seen: a write notice for each page. A page
+ * of another node's arena not known here is adopted (adopt.h): its notice
+ * must not be lost, since no home keeps its bytes. */
 static void apply_interval(lrc_interval *iv)
 {
     if (iv->writer == (uint32_t)cfg.node || iv->index <= vt[iv->writer]) {
@@ -249,9 +252,13 @@ static void apply_interval(lrc_interval *iv)
         return;
     }
     iv = log_put(iv);
-    for (uint32_t i = 0; i < iv->npages; i++)
-        if (coh_protocol_of(iv->pages[i]) == &lrc_protocol)
-            lrc_notice(iv->pages[i], iv);
+    for (uint32_t i = 0; i < iv->npages; i++) {
+        uint32_t p = iv->pages[i];
+        if (!region.meta[p].proto)
+            adopt_noticed(p, TSR_PROTO_LRC + 1); /* protocol.h: index = proto + 1 */
+        if (coh_protocol_of(p) == &lrc_protocol)
+            lrc_notice(p, iv);
+    }
 }
 
 /* ---- Locks --------------------------------------------------------------- */

@@ -22,6 +22,11 @@ typedef struct tsr_protocol {
     /* Optional: forgets an allocation that tsr_free is releasing (every
      * node is past the barrier that begins tsr_free). */
     void (*unmap)(uint32_t first, uint32_t n);
+    /* Optional: memory that a node allocates alone (tsr_malloc) may use
+     * this protocol from now on. Every node calls it at the same point, as
+     * a collective call, but with no barrier: before its next lock or
+     * barrier. Those allocations call `map` on their owner only. */
+    void (*prepare_local)(void);
     /* A fault on one of its pages. Runs in the SIGSEGV handler: must be
      * async-signal-safe (no malloc, no stdio, no mutex). is_write is -1
      * where the hardware does not say. */
