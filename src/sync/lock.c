@@ -15,6 +15,11 @@
  * one that finds that cycle over goes back (MSG_LOCK_BOUNCE); the manager,
  * which by then has merged the release, grants from there.
  *
+ * TSR_LOCK_HANDOFF=manager turns the direct hand-off off, to measure it
+ * (bench/tsr_micro): the manager then queues the requests for a held lock
+ * itself, every release goes to it, and it grants the next in line, as
+ * before TreadMarks' hand-off: two messages on the critical path.
+ *
  * What requests, grants and releases carry is the protocols' (payload.h).
  */
 #include <pthread.h>
@@ -42,21 +47,24 @@ typedef struct peeker {
     uint64_t reply;
 } peeker;
 
-/* Manager state of one lock: the last node that asked (-1: the lock is
- * free here) and the cycle of its request. */
-typedef struct lock_mgr {
-    int tail;
-    uint32_t tail_cycle;
-    peeker *peekers;
-} lock_mgr;
-
 /* A request waiting at its predecessor, with its payload (the grant is
- * built from it). */
+ * built from it); under TSR_LOCK_HANDOFF=manager, in the manager's queue. */
 typedef struct successor {
     int node; /* -1: none */
     void *req;
     size_t len;
+    struct successor *next;
 } successor;
+
+/* Manager state of one lock: the last node that asked (-1: the lock is
+ * free here) and the cycle of its request; the requests it queues itself
+ * (TSR_LOCK_HANDOFF=manager), oldest first. */
+typedef struct lock_mgr {
+    int tail;
+    uint32_t tail_cycle;
+    peeker *peekers;
+    successor *queue, **queue_end;
+} lock_mgr;
 
 /* Node state of one lock: its request cycle (one per tsr_lock), whether the
  * cycle is still on (asked or held, not released), and its successor.
@@ -158,7 +166,7 @@ static void forwarded(int id, int node, uint32_t cycle, const void *req, size_t 
     lock_node *l = &mine[id];
     int keep = l->on && l->cycle == cycle && l->next.node < 0;
     if (keep)
-        l->next = (successor){node, copy_of(req, rlen), rlen};
+        l->next = (successor){node, copy_of(req, rlen), rlen, NULL};
     pthread_mutex_unlock(&node_mutex);
     if (!keep)
         bounce(id, node, req, rlen);
@@ -174,6 +182,20 @@ static void forward(int id, int tail, uint32_t cycle, int node, const void *req,
         am_send(tail, MSG_LOCK_FWD, (uint64_t)id, (uint64_t)node, cycle, req, rlen);
 }
 
+/* TSR_LOCK_HANDOFF=manager: a request for a held lock waits here. Called
+ * with mgr_mutex held. */
+static void enqueue(lock_mgr *l, int node, const void *req, size_t rlen)
+{
+    successor *w = malloc(sizeof *w);
+    if (!w)
+        log_die_status(1, "out of memory (lock queue)");
+    *w = (successor){node, copy_of(req, rlen), rlen, NULL};
+    if (!l->queue)
+        l->queue_end = &l->queue;
+    *l->queue_end = w;
+    l->queue_end = &w->next;
+}
+
 static void mgr_acquire(int id, int node, uint32_t cycle, const void *req, size_t rlen)
 {
     pthread_mutex_lock(&mgr_mutex);
@@ -184,8 +206,10 @@ static void mgr_acquire(int id, int node, uint32_t cycle, const void *req, size_
     l->tail_cycle = cycle;
     if (tail < 0)
         mgr_grant(id, node, req, rlen);
+    else if (cfg.handoff_via_manager)
+        enqueue(l, node, req, rlen);
     pthread_mutex_unlock(&mgr_mutex);
-    if (tail >= 0)
+    if (tail >= 0 && !cfg.handoff_via_manager)
         forward(id, tail, tail_cycle, node, req, rlen);
 }
 
@@ -209,8 +233,15 @@ static void mgr_release(int id, int node, const void *payload, size_t len)
         free(pk);
     }
     l->peekers = NULL;
-    if (l->tail == node) /* nobody asked since: the lock is free */
+    successor *w = l->queue;
+    if (w) { /* TSR_LOCK_HANDOFF=manager: the next in line */
+        l->queue = w->next;
+        mgr_grant(id, w->node, w->req, w->len);
+        free(w->req);
+        free(w);
+    } else if (l->tail == node) { /* nobody asked since: the lock is free */
         l->tail = -1;
+    }
     pthread_mutex_unlock(&mgr_mutex);
 }
 

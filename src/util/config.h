@@ -44,6 +44,7 @@ typedef struct tsr_config {
     unsigned heartbeat_s;     /* TSR_HEARTBEAT: silence that fails a peer (0: never) */
     int shm_fd;               /* TSR_SHM_FD: tsrun's rings (shm.c), -1 without */
     int proto_lrc;            /* TSR_PROTO=hlrc (default) | lrc: what TSR_PROTO_HLRC means */
+    int handoff_via_manager;  /* TSR_LOCK_HANDOFF=direct (default) | manager (ablation) */
     size_t lrc_gc_bytes;      /* TSR_LRC_GC_BYTES: LRC's interval and diff memory bound */
     int aslr_keep;            /* TSR_ASLR=keep: nodes may have different address layouts */
     int share_globals;        /* TSR_SHARE_GLOBALS=1: the program's globals are shared */
