@@ -31,6 +31,10 @@ void coh_prepare_local(tsr_proto_t proto);
  * that Tessera manages (the fault is then the program's own). */
 int coh_fault(void *addr, int is_write);
 
+/* The application thread holds no lock and is about to synchronize
+ * (tsr_lock, the end of tsr_unlock, a barrier's entry): protocol.h's
+ * sync_point. */
+void coh_sync_point(void);
 /* Flushes every protocol's writes of the current interval (lock release). */
 void coh_release(void);
 /* The same at a barrier arrival: sent[node] (cfg.nodes counters, zeroed by

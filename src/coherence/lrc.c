@@ -11,6 +11,10 @@
  * hold) and forgets every interval and notice the barrier covers. Its own
  * diffs are still wanted by nodes that have not finished; every node has
  * finished once it reaches the next barrier, where they are freed.
+ *
+ * A program that reaches no barrier gets the same collection in a round
+ * (lrc_gc.c): an exchange like a barrier's, which the runtime holds at the
+ * points where each node synchronizes holding no lock.
  */
 #include "coherence/lrc.h"
 #include "coherence/protocol.h"
@@ -18,7 +22,7 @@
 #include "stats/stats.h"
 #include "util/log.h"
 
-STATS_COUNTER(lrc_collections, "LRC: garbage collections at barriers");
+STATS_COUNTER(lrc_collections, "LRC: garbage collections, at barriers or in rounds");
 
 /* Own diffs up to this interval are freed at the next barrier (0: none). */
 static uint32_t collect_own;
@@ -35,18 +39,32 @@ static void unmap(uint32_t first, uint32_t n) { lrc_forget(first, n); }
 
 static void flush(uint32_t *sent) { lrc_close_interval(); }
 
-static void barrier_done(void)
+/* Own diffs up to collect_own can go once every node has finished the
+ * collection that set it: at the next barrier, or at the next collection
+ * round (every node joins one only after finishing the last). */
+static void free_own_diffs(void)
 {
     if (collect_own) {
         lrc_diffs_collect(collect_own);
         collect_own = 0;
     }
-    if (!lrc_gc_requested())
-        return;
+}
+
+void lrc_collect(int others_later)
+{
+    free_own_diffs();
     lrc_validate_all();
     lrc_interval_collect();
-    collect_own = lrc_own_index();
+    collect_own = others_later ? 0 : lrc_own_index();
+    lrc_rounds_collected();
     COUNTER_ADD(lrc_collections, 1);
+}
+
+static void barrier_done(void)
+{
+    free_own_diffs();
+    if (lrc_gc_requested())
+        lrc_collect(0);
 }
 
 static void init(void)
@@ -55,6 +73,7 @@ static void init(void)
     lrc_mem_init();
     lrc_interval_init();
     lrc_diff_init();
+    lrc_rounds_init();
 }
 
 /* Memory a node allocates alone gives no other node a map call: locks and
@@ -69,6 +88,7 @@ const tsr_protocol lrc_protocol = {
     .prepare_local = prepare_local,
     .fault = lrc_fault,
     .flush = flush,
+    .sync_point = lrc_sync_point,
     .barrier_done = barrier_done,
     .lock_request = lrc_lock_request,
     .lock_grant = lrc_lock_grant,

@@ -42,6 +42,11 @@ typedef struct tsr_protocol {
     /* Optional: every node has left the barrier, this node has received
      * every counted message of the epoch and applied the departure. */
     void (*barrier_done)(void);
+    /* Optional: the application thread holds no lock and is about to
+     * synchronize (tsr_lock, the end of tsr_unlock, a barrier's entry).
+     * The protocol may wait here for an exchange of its own that every
+     * node joins at such a point (LRC's collection rounds). */
+    void (*sync_point)(void);
 
     /* Synchronization payloads, all optional (payload.h frames them).
      * Writers append to `out` (nothing: no frame); readers get their own

@@ -108,6 +108,8 @@ void tsr_barrier(void)
 
 void barrier_collective(const coll_sig *sig)
 {
+    if (!lock_held_count())
+        coh_sync_point();
     double t0 = now_s();
     stall_enter(epoch, sig);
     size_t counts = (size_t)cfg.nodes * sizeof(uint32_t);

@@ -80,6 +80,7 @@ static lock_node *mine;
 static pthread_mutex_t mgr_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t node_mutex = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char held_here[TSR_MAX_LOCKS];
+static int nheld; /* locks this node holds */
 /* Releases sent to each manager since the last barrier. A release has no
  * reply, so the barrier counts them (lock_count_releases): a manager
  * leaves the barrier only once it has every release of the epoch, which
@@ -340,6 +341,8 @@ void lock_init(void)
 
 int lock_held_here(int id) { return held_here[id]; }
 
+int lock_held_count(void) { return nheld; }
+
 void lock_count_releases(uint32_t *sent)
 {
     for (int j = 0; j < cfg.nodes; j++)
@@ -353,6 +356,8 @@ void tsr_lock(int id)
     check_id("tsr_lock", id);
     if (held_here[id])
         log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
+    if (!nheld)
+        coh_sync_point();
     double t0 = now_s();
     int m = manager_of(id);
     waiter_init(&grant.w, 1);
@@ -371,6 +376,7 @@ void tsr_lock(int id)
     pbuf_free(&req);
     stall_wait(&grant.w, id);
     held_here[id] = 1;
+    nheld++;
     if (coh_lock_acquire(id, grant.payload, grant.len))
         log_die_status(1, "protocol error: malformed grant of lock %d", id);
     free(grant.payload);
@@ -390,6 +396,7 @@ void tsr_unlock(int id)
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
     coh_release();
     held_here[id] = 0;
+    nheld--;
     pbuf out = {0};
     pthread_mutex_lock(&node_mutex);
     successor next = mine[id].next;
@@ -414,4 +421,6 @@ void tsr_unlock(int id)
         free(next.req);
     }
     pbuf_free(&out);
+    if (!nheld)
+        coh_sync_point();
 }

@@ -23,6 +23,8 @@ void barrier_init(void);
 void barrier_collective(const coll_sig *sig);
 /* Whether this node holds lock `id` (the stall detector asks). */
 int lock_held_here(int id);
+/* How many locks this node holds. */
+int lock_held_count(void);
 /* At a barrier arrival: adds the releases sent to each manager since the
  * last barrier to sent[] (the barrier's counted messages). */
 void lock_count_releases(uint32_t *sent);
