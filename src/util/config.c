@@ -224,6 +224,7 @@ void config_load(void)
     static const char *const access[] = {"segv", "uffd", "auto", NULL};
     static const char *const transport[] = {"tcp", "shm", "auto", "udp", NULL};
     static const char *const proto[] = {"hlrc", "lrc", NULL};
+    static const char *const handoff[] = {"direct", "manager", NULL};
 
     load_job();
     log_set_node(cfg.node);
@@ -246,6 +247,7 @@ void config_load(void)
     cfg.heartbeat_s = (unsigned)env_long("TSR_HEARTBEAT", 5, 0, 3600);
     cfg.shm_fd = (int)env_long("TSR_SHM_FD", -1, 0, 1 << 20);
     cfg.proto_lrc = env_choice("TSR_PROTO", proto, 0);
+    cfg.handoff_via_manager = env_choice("TSR_LOCK_HANDOFF", handoff, 0);
     cfg.lrc_gc_bytes = env_size("TSR_LRC_GC_BYTES", (size_t)64 << 20, (size_t)64 << 10,
                                 (size_t)1 << 40, "64K to 1T");
     cfg.send_queue = env_size("TSR_SEND_QUEUE", (size_t)64 << 20, (size_t)4 << 10,
