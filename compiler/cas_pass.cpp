@@ -1,0 +1,232 @@
+// cas_pass.cpp - CAS-DSM's compiler pass (cas-dsm-compiler-assisted.md,
+// Sections 3 and 4; docs/CAS.md) as an LLVM 16 pass plugin.
+//
+// Before the loops of a function it inserts calls to Tessera's range checks
+// (tsr_range_read, tsr_range_write and their _step forms), which make the
+// pages a loop nest will touch consistent at once, so that its accesses
+// take no page fault. Levels (-tsr-cas=, or TSR_CAS in the environment):
+//   basic         a check of its own bytes before every load and store that
+//                 may be shared (the paper's CAS_Basic_consistency);
+//   aghoist       for each access in a loop, one check of every address it
+//                 takes in that loop, in the loop's preheader (AgHoist);
+//   agdiscard     aghoist, then the checks of one array at one place merged
+//                 (a write check covers reads), and checks whose pages a
+//                 dominating check already covers, with no call between
+//                 that may synchronize, discarded (AgDiscard);
+//   maxaghoist    the check hoisted out of every enclosing loop over which
+//                 its bounds stay affine and invariant and that makes no
+//                 call that may synchronize (MaxAgHoist);
+//   maxagdiscard  both (MaxAgDiscard).
+// Addresses come from ScalarEvolution: an access whose address is not an
+// affine function of the loop's induction variable, in a loop whose trip
+// count is not computable, is not checked and keeps faulting. Which
+// accesses are shared is decided at run time: every access not into the
+// program's stack (an alloca) is checked, and the range check ignores the
+// bytes outside the shared region at the cost of one compare.
+#include "cas_pass.h"
+
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace llvm;
+
+static cl::opt<std::string> CasLevel("tsr-cas",
+                                     cl::desc("Tessera consistency checks: none, basic, aghoist, "
+                                              "agdiscard, maxaghoist or maxagdiscard"),
+                                     cl::init(""));
+
+static const uint64_t PageSize = 4096;
+
+namespace tsr {
+
+// The level from -tsr-cas, else TSR_CAS, else agdiscard. An unknown name
+// stops the compiler naming it.
+static Level parseLevel()
+{
+    std::string s = CasLevel;
+    if (s.empty() && std::getenv("TSR_CAS"))
+        s = std::getenv("TSR_CAS");
+    if (s.empty())
+        return Level{true, true, false, true};
+    if (s == "none")
+        return Level{false, false, false, false};
+    if (s == "basic")
+        return Level{true, false, false, false, true};
+    if (s == "aghoist")
+        return Level{true, false, false, true};
+    if (s == "agdiscard")
+        return Level{true, true, false, true};
+    if (s == "maxaghoist")
+        return Level{true, false, true, true};
+    if (s == "maxagdiscard")
+        return Level{true, true, true, true};
+    report_fatal_error("tsr-cas: unknown level '" + Twine(s) +
+                           "' (none, basic, aghoist, agdiscard, maxaghoist, maxagdiscard)",
+                       false);
+}
+
+// A call that may reach the runtime's synchronization (a lock, a barrier:
+// an acquire may invalidate pages a check made consistent): any call but
+// intrinsics, the checks themselves, and the C library's functions.
+bool maySynchronize(const Instruction &I, const TargetLibraryInfo &TLI)
+{
+    const auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB || isa<IntrinsicInst>(CB))
+        return false;
+    const Function *F = CB->getCalledFunction();
+    if (!F)
+        return true;
+    if (F->getName().startswith("tsr_range_"))
+        return false;
+    LibFunc LF;
+    return !TLI.getLibFunc(*F, LF);
+}
+
+static bool loopMaySynchronize(const Loop *L, const TargetLibraryInfo &TLI)
+{
+    for (const BasicBlock *BB : L->blocks())
+        for (const Instruction &I : *BB)
+            if (maySynchronize(I, TLI))
+                return true;
+    return false;
+}
+
+// The smallest and largest value of S over every iteration of L, where S
+// is invariant in L or affine in it with a step of known sign. False when
+// they cannot be told.
+static bool boundsOver(ScalarEvolution &SE, const Loop *L, const SCEV *S, const SCEV *&Lo,
+                       const SCEV *&Hi)
+{
+    if (SE.isLoopInvariant(S, L)) {
+        Lo = Hi = S;
+        return true;
+    }
+    const auto *AR = dyn_cast<SCEVAddRecExpr>(S);
+    if (!AR || AR->getLoop() != L || !AR->isAffine())
+        return false;
+    const SCEV *BTC = SE.getBackedgeTakenCount(L);
+    if (isa<SCEVCouldNotCompute>(BTC))
+        return false;
+    const SCEV *First = AR->getStart(), *Last = AR->evaluateAtIteration(BTC, SE);
+    const SCEV *Step = AR->getStepRecurrence(SE);
+    if (SE.isKnownNonNegative(Step)) {
+        Lo = First;
+        Hi = Last;
+    } else if (SE.isKnownNonPositive(Step)) {
+        Lo = Last;
+        Hi = First;
+    } else {
+        return false;
+    }
+    return SE.isLoopInvariant(Lo, L) && SE.isLoopInvariant(Hi, L);
+}
+
+// Where a check of access A can go: hoisted out of the loops around it as
+// far as the level allows and its bounds stay known, each loop in rotated
+// form with a preheader (so that the preheader runs only when the loop
+// body does). Fills C and returns false when not even its innermost loop
+// can be left.
+static bool planCheck(const Access &A, const Level &Lv, LoopInfo &LI, ScalarEvolution &SE,
+                      const TargetLibraryInfo &TLI, Check &C)
+{
+    const SCEV *Addr = SE.getSCEV(A.Ptr);
+    const SCEV *Lo = Addr, *Hi = Addr;
+    bool hoisted = false;
+    for (Loop *L = LI.getLoopFor(A.I->getParent()); L; L = L->getParentLoop()) {
+        if (!L->getLoopPreheader() || !L->isRotatedForm() || loopMaySynchronize(L, TLI))
+            break;
+        const SCEV *L0, *H0, *L1, *H1;
+        if (!boundsOver(SE, L, Lo, L0, H0) || !boundsOver(SE, L, Hi, L1, H1))
+            break;
+        // Only the innermost level may take the stride form.
+        const auto *AR = dyn_cast<SCEVAddRecExpr>(Addr);
+        const auto *Step = AR && !hoisted && AR->getLoop() == L
+                               ? dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE))
+                               : nullptr;
+        C.Stride = 0;
+        if (Step && Step->getAPInt().abs().uge(PageSize) && A.Size <= PageSize) {
+            C.Stride = Step->getAPInt().abs().getZExtValue();
+            const SCEV *BTC = SE.getBackedgeTakenCount(L);
+            C.Count = SE.getAddExpr(BTC, SE.getOne(BTC->getType()));
+        }
+        Lo = L0;
+        Hi = H1;
+        C.At = L->getLoopPreheader()->getTerminator();
+        hoisted = true;
+        if (!Lv.MaxHoist)
+            break;
+    }
+    if (!hoisted)
+        return false;
+    C.Lo = Lo;
+    C.End = SE.getAddExpr(Hi, SE.getConstant(SE.getEffectiveSCEVType(Hi->getType()), A.Size));
+    C.Size = A.Size;
+    C.Write = A.Write;
+    C.Base = SE.getPointerBase(Lo);
+    return true;
+}
+
+// The loads and stores of F that may touch shared memory: any not into an
+// alloca (the stack is never shared).
+static SmallVector<Access, 32> collectAccesses(Function &F, const DataLayout &DL)
+{
+    SmallVector<Access, 32> Out;
+    for (BasicBlock &BB : F)
+        for (Instruction &I : BB) {
+            Value *Ptr = getLoadStorePointerOperand(&I);
+            if (!Ptr || isa<AllocaInst>(getUnderlyingObject(Ptr)))
+                continue;
+            Type *Ty = isa<LoadInst>(I) ? I.getType() : cast<StoreInst>(I).getValueOperand()->getType();
+            TypeSize Sz = DL.getTypeStoreSize(Ty);
+            if (Sz.isScalable())
+                continue;
+            Out.push_back(Access{&I, Ptr, Sz.getFixedValue(), isa<StoreInst>(I)});
+        }
+    return Out;
+}
+
+PreservedAnalyses CasPass::run(Function &F, FunctionAnalysisManager &FAM)
+{
+    Level Lv = parseLevel();
+    if (!Lv.On || F.isDeclaration() || F.getName().startswith("tsr_"))
+        return PreservedAnalyses::all();
+    const DataLayout &DL = F.getParent()->getDataLayout();
+    SmallVector<Access, 32> Accesses = collectAccesses(F, DL);
+    if (Accesses.empty())
+        return PreservedAnalyses::all();
+    if (Lv.Basic) {
+        for (const Access &A : Accesses)
+            emitBasic(A);
+        return PreservedAnalyses::none();
+    }
+    auto &LI = FAM.getResult<LoopAnalysis>(F);
+    auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
+    auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+    auto &TLI = FAM.getResult<TargetLibraryAnalysis>(F);
+    SmallVector<Check, 32> Checks;
+    for (const Access &A : Accesses) {
+        Check C;
+        if (planCheck(A, Lv, LI, SE, TLI, C))
+            Checks.push_back(C);
+    }
+    if (Lv.Discard) {
+        mergeChecks(Checks, SE);
+        discardCovered(Checks, SE, DT, TLI);
+    }
+    unsigned Emitted = emitChecks(Checks, SE, DL);
+    return Emitted ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+} // namespace tsr
