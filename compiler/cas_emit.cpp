@@ -7,6 +7,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
+#include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
 using namespace llvm;
@@ -25,8 +26,8 @@ static bool constDiff(ScalarEvolution &SE, const SCEV *B, const SCEV *A, int64_t
     return true;
 }
 
-// Checks at one place over one array whose byte ranges overlap or lie
-// within a page of each other become one, a write check if either writes
+// Checks at one place over one array whose ranges begin within a page of
+// each other and end within a page of each other (a[i-1], a[i], a[i+1]) become one, a write check if either writes
 // (making a page writable makes it readable); so do strided checks over the
 // same blocks.
 void mergeChecks(SmallVectorImpl<Check> &Checks, ScalarEvolution &SE)
@@ -34,7 +35,7 @@ void mergeChecks(SmallVectorImpl<Check> &Checks, ScalarEvolution &SE)
     for (size_t i = 0; i < Checks.size(); i++)
         for (size_t j = i + 1; j < Checks.size() && !Checks[i].Dead; j++) {
             Check &A = Checks[i], &B = Checks[j];
-            int64_t LoD, EndD, Gap1, Gap2;
+            int64_t LoD, EndD;
             if (B.Dead || A.At != B.At || A.Base != B.Base)
                 continue;
             if (A.Stride || B.Stride) {
@@ -46,8 +47,7 @@ void mergeChecks(SmallVectorImpl<Check> &Checks, ScalarEvolution &SE)
                 continue;
             }
             if (!constDiff(SE, B.Lo, A.Lo, LoD) || !constDiff(SE, B.End, A.End, EndD) ||
-                !constDiff(SE, B.Lo, A.End, Gap1) || !constDiff(SE, A.Lo, B.End, Gap2) ||
-                Gap1 > (int64_t)PageSize || Gap2 > (int64_t)PageSize)
+                std::abs(LoD) > (int64_t)PageSize || std::abs(EndD) > (int64_t)PageSize)
                 continue;
             if (LoD < 0)
                 A.Lo = B.Lo;
@@ -129,34 +129,36 @@ void emitBasic(const Access &A)
     B.CreateCall(rangeFn(*A.I->getModule(), A.Write, false), {A.Ptr, B.getInt64(A.Size)});
 }
 
+// Bytes [Lo, End) as a length, none if the bounds cross. Hoisted over a
+// loop some of whose iterations skip an inner loop, a check's bounds may
+// cross (the inner loop's count is negative there): such a range checks
+// nothing, and the accesses fault as usual.
+static Value *lengthOf(IRBuilder<> &B, Value *Lo, Value *End)
+{
+    Value *Len = B.CreateSub(B.CreatePtrToInt(End, B.getInt64Ty()),
+                             B.CreatePtrToInt(Lo, B.getInt64Ty()));
+    return B.CreateSelect(B.CreateICmpSGT(Len, B.getInt64(0)), Len, B.getInt64(0));
+}
+
 unsigned emitChecks(ArrayRef<Check> Checks, ScalarEvolution &SE, const DataLayout &DL)
 {
     unsigned N = 0;
     SCEVExpander Exp(SE, DL, "tsr.cas");
     for (const Check &C : Checks) {
-        if (C.Dead)
-            continue;
-        // Hoisted over a loop some of whose iterations skip an inner loop,
-        // a check's bounds may cross (the inner loop's count is then
-        // negative there): such a range checks nothing, and the accesses
-        // fault as usual.
-        const SCEV *Len = C.Stride ? nullptr : SE.getMinusSCEV(C.End, C.Lo);
-        if (Len && !isa<SCEVCouldNotCompute>(Len))
-            Len = SE.getSMaxExpr(Len, SE.getZero(Len->getType()));
-        if ((Len && isa<SCEVCouldNotCompute>(Len)) || !Exp.isSafeToExpandAt(C.Lo, C.At) ||
-            (Len && !Exp.isSafeToExpandAt(Len, C.At)) ||
-            (C.Count && C.Stride && !Exp.isSafeToExpandAt(C.Count, C.At)))
+        if (C.Dead || !Exp.isSafeToExpandAt(C.Lo, C.At) ||
+            (C.Stride ? !Exp.isSafeToExpandAt(C.Count, C.At) : !Exp.isSafeToExpandAt(C.End, C.At)))
             continue;
         Module &M = *C.At->getModule();
         IRBuilder<> B(C.At);
-        Value *Lo = Exp.expandCodeFor(C.Lo, PointerType::getUnqual(M.getContext()), C.At);
+        Type *Ptr = PointerType::getUnqual(M.getContext());
+        Value *Lo = Exp.expandCodeFor(C.Lo, Ptr, C.At);
         if (C.Stride) {
             Value *Count = Exp.expandCodeFor(C.Count, B.getInt64Ty(), C.At);
             B.CreateCall(rangeFn(M, C.Write, true),
                          {Lo, B.getInt64(C.Size), B.getInt64(C.Stride), Count});
         } else {
-            Value *Bytes = Exp.expandCodeFor(Len, B.getInt64Ty(), C.At);
-            B.CreateCall(rangeFn(M, C.Write, false), {Lo, Bytes});
+            Value *End = Exp.expandCodeFor(C.End, Ptr, C.At);
+            B.CreateCall(rangeFn(M, C.Write, false), {Lo, lengthOf(B, Lo, End)});
         }
         N++;
     }
@@ -165,6 +167,15 @@ unsigned emitChecks(ArrayRef<Check> Checks, ScalarEvolution &SE, const DataLayou
 
 } // namespace tsr
 
+// The pass, after loop simplification: late passes may have folded a
+// loop's preheader into the block that tests whether to enter it, and a
+// check needs a block that runs only when the loop does.
+static void addPasses(FunctionPassManager &FPM)
+{
+    FPM.addPass(LoopSimplifyPass());
+    FPM.addPass(tsr::CasPass());
+}
+
 // The plugin: the pass runs last in the optimisation pipeline, after the
 // inliner (the paper inlined by hand, Section 4.3) and loop rotation, and
 // by name (tsr-cas) in opt's function pipelines.
@@ -172,14 +183,16 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo()
 {
     return {LLVM_PLUGIN_API_VERSION, "tsr-cas", "1", [](PassBuilder &PB) {
                 PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
-                    MPM.addPass(createModuleToFunctionPassAdaptor(tsr::CasPass()));
+                    FunctionPassManager FPM;
+                    addPasses(FPM);
+                    MPM.addPass(createModuleToFunctionPassAdaptor(std::move(FPM)));
                 });
                 PB.registerPipelineParsingCallback(
                     [](StringRef Name, FunctionPassManager &FPM,
                        ArrayRef<PassBuilder::PipelineElement>) {
                         if (Name != "tsr-cas")
                             return false;
-                        FPM.addPass(tsr::CasPass());
+                        addPasses(FPM);
                         return true;
                     });
             }};

@@ -104,8 +104,7 @@ static bool loopMaySynchronize(const Loop *L, const TargetLibraryInfo &TLI)
 }
 
 // The smallest and largest value of S over every iteration of L, where S
-// is invariant in L or affine in it with a step of known sign. False when
-// they cannot be told.
+// is invariant in L or affine in it. False when they cannot be told.
 static bool boundsOver(ScalarEvolution &SE, const Loop *L, const SCEV *S, const SCEV *&Lo,
                        const SCEV *&Hi)
 {
@@ -128,7 +127,11 @@ static bool boundsOver(ScalarEvolution &SE, const Loop *L, const SCEV *S, const 
         Lo = Last;
         Hi = First;
     } else {
-        return false;
+        // A step of unknown sign (a row length held in a variable): the
+        // smaller and the larger end, computed at run time. The result is
+        // no longer affine in the loops outside, which stops hoisting there.
+        Lo = SE.getUMinExpr(First, Last);
+        Hi = SE.getUMaxExpr(First, Last);
     }
     return SE.isLoopInvariant(Lo, L) && SE.isLoopInvariant(Hi, L);
 }
