@@ -4,7 +4,8 @@
 #   make test      build and run every test (T=PATTERNS: only those; make prove: through prove)
 #   make check-asan, make check-tsan   the tests under the sanitizers
 #   make fuzz      the libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each
-#   make bench     the full side-by-side benchmark (bench/README.md)
+#   make bench     the full side-by-side benchmark (bench/README.md), then bench-cas
+#   make cas       the CAS-DSM pass plugin, tsrcc, the apps at every level (docs/CAS.md)
 #   make install PREFIX=dir
 #
 # Everything built lands in build/. Each application adds itself through its
@@ -303,6 +304,7 @@ bench-deps:
 bench: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)
 	python3 bench/harness.py --full
+	$(MAKE) bench-cas
 
 bench-quick: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)
@@ -313,6 +315,12 @@ bench-quick: bench-deps
 .PHONY: bench-release
 bench-release: all
 	python3 bench/release_cost.py
+
+# CAS-DSM's Tables 4-8: every app at every level of the pass (docs/CAS.md).
+.PHONY: bench-cas
+bench-cas: deps
+	$(MAKE) all
+	python3 bench/cas_table.py
 
 # Munin's multiple protocols: the paper's Tables 6 and 2 (docs/MUNIN.md).
 .PHONY: bench-munin
