@@ -4,7 +4,7 @@
 // Before the loops of a function it inserts calls to Tessera's range checks
 // (tsr_range_read, tsr_range_write and their _step forms), which make the
 // pages a loop nest will touch consistent at once, so that its accesses
-// take no page fault. Levels (-tsr-cas=, or TSR_CAS in the environment):
+// take no page fault. Levels (-tsr-cas=):
 //   basic         a check of its own bytes before every load and store that
 //                 may be shared (the paper's CAS_Basic_consistency);
 //   aghoist       for each access in a loop, one check of every address it
@@ -37,8 +37,6 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
-#include <cstdlib>
-#include <cstring>
 
 using namespace llvm;
 
@@ -51,13 +49,11 @@ static const uint64_t PageSize = 4096;
 
 namespace tsr {
 
-// The level from -tsr-cas, else TSR_CAS, else agdiscard. An unknown name
-// stops the compiler naming it.
+// The level from -tsr-cas (tsrcc passes it; agdiscard when absent). An
+// unknown name stops the compiler naming it.
 static Level parseLevel()
 {
-    std::string s = CasLevel;
-    if (s.empty() && std::getenv("TSR_CAS"))
-        s = std::getenv("TSR_CAS");
+    const std::string &s = CasLevel;
     if (s.empty())
         return Level{true, true, false, true};
     if (s == "none")
