@@ -123,10 +123,16 @@ static FunctionCallee rangeFn(Module &M, bool Write, bool Step)
     return M.getOrInsertFunction(Name, FunctionType::get(Type::getVoidTy(Ctx), Args, false));
 }
 
+void emitRange(Instruction *I, Value *Ptr, Value *Len, bool Write)
+{
+    IRBuilder<> B(I);
+    B.CreateCall(rangeFn(*I->getModule(), Write, false),
+                 {Ptr, B.CreateZExtOrTrunc(Len, B.getInt64Ty())});
+}
+
 void emitBasic(const Access &A)
 {
-    IRBuilder<> B(A.I);
-    B.CreateCall(rangeFn(*A.I->getModule(), A.Write, false), {A.Ptr, B.getInt64(A.Size)});
+    emitRange(A.I, A.Ptr, ConstantInt::get(Type::getInt64Ty(A.I->getContext()), A.Size), A.Write);
 }
 
 // Bytes [Lo, End) as a length, none if the bounds cross. Hoisted over a

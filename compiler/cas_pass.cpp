@@ -17,7 +17,8 @@
 //                 its bounds stay affine and invariant and that makes no
 //                 call that may synchronize (MaxAgHoist);
 //   maxagdiscard  both (MaxAgDiscard).
-// Addresses come from ScalarEvolution: an access whose address is not an
+// A memcpy, memmove or memset is checked in place over its length at every
+// level. Addresses come from ScalarEvolution: an access whose address is not an
 // affine function of the loop's induction variable, in a loop whose trip
 // count is not computable, is not checked and keeps faulting. Which
 // accesses are shared is decided at run time: every access not into the
@@ -177,23 +178,63 @@ static bool planCheck(const Access &A, const Level &Lv, LoopInfo &LI, ScalarEvol
     return true;
 }
 
-// The loads and stores of F that may touch shared memory: any not into an
-// alloca (the stack is never shared).
+// A memcpy, memmove or memset of a constant length up to a page (a struct
+// assignment) is a store to its destination and a load from its source, and
+// is planned like them.
+static bool isSmallMemIntrinsic(const MemIntrinsic *MI)
+{
+    const auto *Len = dyn_cast<ConstantInt>(MI->getLength());
+    return Len && Len->getZExtValue() <= PageSize;
+}
+
+// The loads, stores and small memory intrinsics of F that may touch shared
+// memory: any not into an alloca (the stack is never shared).
 static SmallVector<Access, 32> collectAccesses(Function &F, const DataLayout &DL)
 {
     SmallVector<Access, 32> Out;
+    auto add = [&](Instruction *I, Value *Ptr, uint64_t Size, bool Write) {
+        if (!isa<AllocaInst>(getUnderlyingObject(Ptr)))
+            Out.push_back(Access{I, Ptr, Size, Write});
+    };
     for (BasicBlock &BB : F)
         for (Instruction &I : BB) {
+            if (auto *MI = dyn_cast<MemIntrinsic>(&I); MI && isSmallMemIntrinsic(MI)) {
+                uint64_t Len = cast<ConstantInt>(MI->getLength())->getZExtValue();
+                add(MI, MI->getDest(), Len, true);
+                if (auto *MT = dyn_cast<MemTransferInst>(MI))
+                    add(MI, MT->getSource(), Len, false);
+                continue;
+            }
             Value *Ptr = getLoadStorePointerOperand(&I);
-            if (!Ptr || isa<AllocaInst>(getUnderlyingObject(Ptr)))
+            if (!Ptr)
                 continue;
             Type *Ty = isa<LoadInst>(I) ? I.getType() : cast<StoreInst>(I).getValueOperand()->getType();
             TypeSize Sz = DL.getTypeStoreSize(Ty);
-            if (Sz.isScalable())
-                continue;
-            Out.push_back(Access{&I, Ptr, Sz.getFixedValue(), isa<StoreInst>(I)});
+            if (!Sz.isScalable())
+                add(&I, Ptr, Sz.getFixedValue(), isa<StoreInst>(I));
         }
     return Out;
+}
+
+// Other memory intrinsics (the program's, or loops the optimiser turned
+// into them) are aggregate accesses already: each is checked in place over
+// its whole length at every level, its destination for writing, its source
+// for reading.
+static bool checkMemIntrinsics(Function &F)
+{
+    SmallVector<MemIntrinsic *, 8> Calls;
+    for (BasicBlock &BB : F)
+        for (Instruction &I : BB)
+            if (auto *MI = dyn_cast<MemIntrinsic>(&I); MI && !isSmallMemIntrinsic(MI))
+                Calls.push_back(MI);
+    for (MemIntrinsic *MI : Calls) {
+        if (!isa<AllocaInst>(getUnderlyingObject(MI->getDest())))
+            emitRange(MI, MI->getDest(), MI->getLength(), true);
+        auto *MT = dyn_cast<MemTransferInst>(MI);
+        if (MT && !isa<AllocaInst>(getUnderlyingObject(MT->getSource())))
+            emitRange(MI, MT->getSource(), MT->getLength(), false);
+    }
+    return !Calls.empty();
 }
 
 PreservedAnalyses CasPass::run(Function &F, FunctionAnalysisManager &FAM)
@@ -203,8 +244,9 @@ PreservedAnalyses CasPass::run(Function &F, FunctionAnalysisManager &FAM)
         return PreservedAnalyses::all();
     const DataLayout &DL = F.getParent()->getDataLayout();
     SmallVector<Access, 32> Accesses = collectAccesses(F, DL);
+    bool Changed = checkMemIntrinsics(F);
     if (Accesses.empty())
-        return PreservedAnalyses::all();
+        return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
     if (Lv.Basic) {
         for (const Access &A : Accesses)
             emitBasic(A);
@@ -225,7 +267,7 @@ PreservedAnalyses CasPass::run(Function &F, FunctionAnalysisManager &FAM)
         discardCovered(Checks, SE, DT, TLI);
     }
     unsigned Emitted = emitChecks(Checks, SE, DL);
-    return Emitted ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    return Emitted || Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 
 } // namespace tsr

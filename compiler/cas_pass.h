@@ -40,6 +40,8 @@ struct CasPass : llvm::PassInfoMixin<CasPass> {
 
 bool maySynchronize(const llvm::Instruction &I, const llvm::TargetLibraryInfo &TLI);
 void emitBasic(const Access &A);
+// A check of Len bytes from Ptr right before I.
+void emitRange(llvm::Instruction *I, llvm::Value *Ptr, llvm::Value *Len, bool Write);
 void mergeChecks(llvm::SmallVectorImpl<Check> &Checks, llvm::ScalarEvolution &SE);
 void discardCovered(llvm::SmallVectorImpl<Check> &Checks, llvm::ScalarEvolution &SE,
                     llvm::DominatorTree &DT, const llvm::TargetLibraryInfo &TLI);

@@ -165,3 +165,29 @@ double local(long n)
 // ALL-LABEL: define {{.*}} @local(
 // ALL-NOT: call void @tsr_range
 // ALL: {{^}}}
+
+/* A struct assignment (a 16-byte memcpy) in a loop is planned like a load
+ * and a store: one read and one write check before the loop. A memset of
+ * a length known only at run time is checked in place, over its length. */
+typedef struct pair {
+    double re, im;
+} pair;
+void copy_pairs(pair *dst, const pair *src, long n)
+{
+    for (long i = 0; i < n; i++)
+        dst[i] = src[n - 1 - i];
+}
+// HOIST-LABEL: define {{.*}} @copy_pairs(
+// HOIST-DAG: call void @tsr_range_read(
+// HOIST-DAG: call void @tsr_range_write(
+// HOIST: phi
+// HOIST-NOT: call void @tsr_range
+// HOIST: {{^}}}
+
+void clear(char *a, long n)
+{
+    __builtin_memset(a, 0, (unsigned long)n);
+}
+// ALL-LABEL: define {{.*}} @clear(
+// ALL: call void @tsr_range_write(ptr %0, i64 %1)
+// ALL-NEXT: call void @llvm.memset
