@@ -304,7 +304,14 @@ bench-deps:
 bench: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)
 	python3 bench/harness.py --full
+	$(MAKE) bench-cluster
 	$(MAKE) bench-cas
+
+# Tessera against MPI across four network-namespace hosts at 1 Gbit/s
+# (needs root; bench/README.md).
+.PHONY: bench-cluster
+bench-cluster: bench-deps
+	bench/cluster_netns.sh | tee bench/results/cluster_netns.txt
 
 bench-quick: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)
@@ -318,9 +325,10 @@ bench-release: all
 
 # CAS-DSM's Tables 4-8: every app at every level of the pass (docs/CAS.md).
 .PHONY: bench-cas
+CAS_REPS ?= 1
 bench-cas: deps
 	$(MAKE) all
-	python3 bench/cas_table.py
+	python3 bench/cas_table.py --reps $(CAS_REPS)
 
 # Munin's multiple protocols: the paper's Tables 6 and 2 (docs/MUNIN.md).
 .PHONY: bench-munin
