@@ -14,8 +14,6 @@ using namespace llvm;
 
 namespace tsr {
 
-static const uint64_t PageSize = 4096;
-
 // B - A as a constant, if ScalarEvolution can tell it.
 static bool constDiff(ScalarEvolution &SE, const SCEV *B, const SCEV *A, int64_t &D)
 {
@@ -39,8 +37,8 @@ void mergeChecks(SmallVectorImpl<Check> &Checks, ScalarEvolution &SE)
             if (B.Dead || A.At != B.At || A.Base != B.Base)
                 continue;
             if (A.Stride || B.Stride) {
-                if (A.Stride == B.Stride && A.Lo == B.Lo && A.Count == B.Count) {
-                    A.Size = std::max(A.Size, B.Size);
+                if (A.Stride == B.Stride && A.Lo == B.Lo && A.Count == B.Count &&
+                    A.Block == B.Block) {
                     A.Write |= B.Write;
                     B.Dead = true;
                 }
@@ -91,7 +89,7 @@ static bool covers(const Check &A, const Check &B, ScalarEvolution &SE, Dominato
         !DT.dominates(A.At, B.At))
         return false;
     if (A.Stride)
-        return A.Lo == B.Lo && A.Count == B.Count && A.Size >= B.Size;
+        return A.Lo == B.Lo && A.Count == B.Count && A.Block == B.Block;
     return constDiff(SE, B.Lo, A.Lo, LoD) && LoD >= 0 && constDiff(SE, A.End, B.End, EndD) &&
            EndD >= 0;
 }
@@ -135,15 +133,20 @@ void emitBasic(const Access &A)
     emitRange(A.I, A.Ptr, ConstantInt::get(Type::getInt64Ty(A.I->getContext()), A.Size), A.Write);
 }
 
-// Bytes [Lo, End) as a length, none if the bounds cross. Hoisted over a
-// loop some of whose iterations skip an inner loop, a check's bounds may
-// cross (the inner loop's count is negative there): such a range checks
-// nothing, and the accesses fault as usual.
+// A length, or none if negative. Hoisted over a loop some of whose
+// iterations skip an inner loop, a check's bounds may cross (the inner
+// loop's count is negative there): such a range checks nothing, and the
+// accesses fault as usual.
+static Value *atLeastZero(IRBuilder<> &B, Value *Len)
+{
+    return B.CreateSelect(B.CreateICmpSGT(Len, B.getInt64(0)), Len, B.getInt64(0));
+}
+
+// Bytes [Lo, End) as a length.
 static Value *lengthOf(IRBuilder<> &B, Value *Lo, Value *End)
 {
-    Value *Len = B.CreateSub(B.CreatePtrToInt(End, B.getInt64Ty()),
-                             B.CreatePtrToInt(Lo, B.getInt64Ty()));
-    return B.CreateSelect(B.CreateICmpSGT(Len, B.getInt64(0)), Len, B.getInt64(0));
+    return atLeastZero(B, B.CreateSub(B.CreatePtrToInt(End, B.getInt64Ty()),
+                                      B.CreatePtrToInt(Lo, B.getInt64Ty())));
 }
 
 unsigned emitChecks(ArrayRef<Check> Checks, ScalarEvolution &SE, const DataLayout &DL)
@@ -152,7 +155,10 @@ unsigned emitChecks(ArrayRef<Check> Checks, ScalarEvolution &SE, const DataLayou
     SCEVExpander Exp(SE, DL, "tsr.cas");
     for (const Check &C : Checks) {
         if (C.Dead || !Exp.isSafeToExpandAt(C.Lo, C.At) ||
-            (C.Stride ? !Exp.isSafeToExpandAt(C.Count, C.At) : !Exp.isSafeToExpandAt(C.End, C.At)))
+            (C.Stride ? !Exp.isSafeToExpandAt(C.Count, C.At) ||
+                            !Exp.isSafeToExpandAt(C.Stride, C.At) ||
+                            !Exp.isSafeToExpandAt(C.Block, C.At)
+                      : !Exp.isSafeToExpandAt(C.End, C.At)))
             continue;
         Module &M = *C.At->getModule();
         IRBuilder<> B(C.At);
@@ -160,8 +166,9 @@ unsigned emitChecks(ArrayRef<Check> Checks, ScalarEvolution &SE, const DataLayou
         Value *Lo = Exp.expandCodeFor(C.Lo, Ptr, C.At);
         if (C.Stride) {
             Value *Count = Exp.expandCodeFor(C.Count, B.getInt64Ty(), C.At);
-            B.CreateCall(rangeFn(M, C.Write, true),
-                         {Lo, B.getInt64(C.Size), B.getInt64(C.Stride), Count});
+            Value *Block = atLeastZero(B, Exp.expandCodeFor(C.Block, B.getInt64Ty(), C.At));
+            Value *Stride = Exp.expandCodeFor(C.Stride, B.getInt64Ty(), C.At);
+            B.CreateCall(rangeFn(M, C.Write, true), {Lo, Block, Stride, Count});
         } else {
             Value *End = Exp.expandCodeFor(C.End, Ptr, C.At);
             B.CreateCall(rangeFn(M, C.Write, false), {Lo, lengthOf(B, Lo, End)});

@@ -46,8 +46,6 @@ static cl::opt<std::string> CasLevel("tsr-cas",
                                               "agdiscard, maxaghoist or maxagdiscard"),
                                      cl::init(""));
 
-static const uint64_t PageSize = 4096;
-
 namespace tsr {
 
 // The level from -tsr-cas (tsrcc passes it; agdiscard when absent). An
@@ -133,34 +131,66 @@ static bool boundsOver(ScalarEvolution &SE, const Loop *L, const SCEV *S, const 
     return SE.isLoopInvariant(Lo, L) && SE.isLoopInvariant(Hi, L);
 }
 
+// The step form over L of the range [Lo, Hi] (both affine in L with one
+// step): Count blocks from the lowest, as many bytes as the range plus the
+// access, the step's size apart. False when the range is dense over L (a
+// step known to be at most a page beyond its length, so that widening it
+// covers few pages the loop does not touch) or when the form does not
+// apply.
+static bool sparseStep(ScalarEvolution &SE, const Loop *L, const SCEV *Lo, const SCEV *Hi,
+                       uint64_t Size, Check &C)
+{
+    const auto *LoR = dyn_cast<SCEVAddRecExpr>(Lo), *HiR = dyn_cast<SCEVAddRecExpr>(Hi);
+    if (!LoR || !HiR || LoR->getLoop() != L || HiR->getLoop() != L || !LoR->isAffine() ||
+        !HiR->isAffine())
+        return false;
+    const SCEV *Step = LoR->getStepRecurrence(SE), *BTC = SE.getBackedgeTakenCount(L);
+    if (Step != HiR->getStepRecurrence(SE) || isa<SCEVCouldNotCompute>(BTC))
+        return false;
+    bool Up = SE.isKnownNonNegative(Step);
+    Type *Ty = SE.getEffectiveSCEVType(Lo->getType());
+    const SCEV *Block = SE.getAddExpr(SE.getMinusSCEV(HiR->getStart(), LoR->getStart()),
+                                      SE.getConstant(Ty, Size));
+    if (isa<SCEVCouldNotCompute>(Block))
+        return false;
+    const auto *Gap = dyn_cast<SCEVConstant>(SE.getMinusSCEV(Step, Block));
+    if (Gap && Gap->getAPInt().sle(PageSize))
+        return false;
+    // Going down, or either way (a step held in a variable): from the
+    // lower of the first and last blocks, the step's absolute value apart.
+    C.Lo = Up ? LoR->getStart()
+              : SE.getUMinExpr(LoR->getStart(), LoR->evaluateAtIteration(BTC, SE));
+    C.Block = Block;
+    C.Stride = Up ? Step : SE.getAbsExpr(Step, false);
+    C.Count = SE.getAddExpr(BTC, SE.getOne(BTC->getType()));
+    C.At = L->getLoopPreheader()->getTerminator();
+    return true;
+}
+
 // Where a check of access A can go: hoisted out of the loops around it as
 // far as the level allows and its bounds stay known, each loop in rotated
 // form with a preheader (so that the preheader runs only when the loop
-// body does). Fills C and returns false when not even its innermost loop
-// can be left.
+// body does). A range whose step over a loop leaves gaps of more than a
+// page takes the step form there and goes no further, so that a check
+// never brings the pages between the blocks a loop nest touches (a
+// transpose's columns). Fills C and returns false when not even its
+// innermost loop can be left.
 static bool planCheck(const Access &A, const Level &Lv, LoopInfo &LI, ScalarEvolution &SE,
                       const TargetLibraryInfo &TLI, Check &C)
 {
-    const SCEV *Addr = SE.getSCEV(A.Ptr);
-    const SCEV *Lo = Addr, *Hi = Addr;
+    const SCEV *Lo = SE.getSCEV(A.Ptr), *Hi = Lo;
     bool hoisted = false;
+    C.Write = A.Write;
     for (Loop *L = LI.getLoopFor(A.I->getParent()); L; L = L->getParentLoop()) {
         if (!L->getLoopPreheader() || !L->isRotatedForm() || loopMaySynchronize(L, TLI))
             break;
+        if (sparseStep(SE, L, Lo, Hi, A.Size, C)) {
+            C.Base = SE.getPointerBase(C.Lo);
+            return true;
+        }
         const SCEV *L0, *H0, *L1, *H1;
         if (!boundsOver(SE, L, Lo, L0, H0) || !boundsOver(SE, L, Hi, L1, H1))
             break;
-        // Only the innermost level may take the stride form.
-        const auto *AR = dyn_cast<SCEVAddRecExpr>(Addr);
-        const auto *Step = AR && !hoisted && AR->getLoop() == L
-                               ? dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE))
-                               : nullptr;
-        C.Stride = 0;
-        if (Step && Step->getAPInt().abs().uge(PageSize) && A.Size <= PageSize) {
-            C.Stride = Step->getAPInt().abs().getZExtValue();
-            const SCEV *BTC = SE.getBackedgeTakenCount(L);
-            C.Count = SE.getAddExpr(BTC, SE.getOne(BTC->getType()));
-        }
         Lo = L0;
         Hi = H1;
         C.At = L->getLoopPreheader()->getTerminator();
@@ -172,8 +202,6 @@ static bool planCheck(const Access &A, const Level &Lv, LoopInfo &LI, ScalarEvol
         return false;
     C.Lo = Lo;
     C.End = SE.getAddExpr(Hi, SE.getConstant(SE.getEffectiveSCEVType(Hi->getType()), A.Size));
-    C.Size = A.Size;
-    C.Write = A.Write;
     C.Base = SE.getPointerBase(Lo);
     return true;
 }

@@ -11,6 +11,9 @@
 
 namespace tsr {
 
+// Tessera's page: the unit of consistency, so of a check's usefulness.
+constexpr uint64_t PageSize = 4096;
+
 // What -tsr-cas asks for.
 struct Level {
     bool On, Discard, MaxHoist, Hoist, Basic = false;
@@ -24,12 +27,12 @@ struct Access {
     bool Write;
 };
 
-// A range check to insert before At: bytes [Lo, End), or, with Stride,
-// Count blocks of Size bytes from Lo, Stride bytes apart.
+// A range check to insert before At: bytes [Lo, End), or, with Stride
+// (the step form), Count blocks of Block bytes from Lo, Stride bytes apart.
 struct Check {
     llvm::Instruction *At = nullptr;
-    const llvm::SCEV *Lo = nullptr, *End = nullptr, *Base = nullptr, *Count = nullptr;
-    uint64_t Size = 0, Stride = 0;
+    const llvm::SCEV *Lo = nullptr, *End = nullptr, *Base = nullptr;
+    const llvm::SCEV *Stride = nullptr, *Block = nullptr, *Count = nullptr;
     bool Write = false, Dead = false;
 };
 
