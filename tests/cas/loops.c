@@ -70,8 +70,7 @@ void column(double (*m)[1024], long n, long c)
 // HOIST: {{^}}}
 
 /* A loop nest: aghoist checks each row before the inner loop, maxaghoist
- * the whole matrix once before the outer loop (its rows m doubles apart,
- * m unknown: the step form, blocks of a row, a row apart). */
+ * the whole matrix once before the outer loop (rows one after another). */
 void scale(double *a, long n, long m)
 {
     for (long i = 0; i < n; i++)
@@ -83,13 +82,13 @@ void scale(double *a, long n, long m)
 // AGH: call void @tsr_range_read(
 // AGH: phi
 // MAXH-LABEL: define {{.*}} @scale(
-// MAXH: call void @tsr_range_read{{(_step)?}}(
-// MAXH: call void @tsr_range_write{{(_step)?}}(
+// MAXH: call void @tsr_range_read(
+// MAXH: call void @tsr_range_write(
 // MAXH: phi
 // MAXH-NOT: call void @tsr_range
 // MAXH: {{^}}}
 // MAXD-LABEL: define {{.*}} @scale(
-// MAXD: call void @tsr_range_write{{(_step)?}}(
+// MAXD: call void @tsr_range_write(
 // MAXD: phi
 // MAXD-NOT: call void @tsr_range
 // MAXD: {{^}}}
