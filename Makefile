@@ -4,7 +4,8 @@
 #   make test      build and run every test (T=PATTERNS: only those; make prove: through prove)
 #   make check-asan, make check-tsan   the tests under the sanitizers
 #   make fuzz      the libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each
-#   make bench     the full side-by-side benchmark (bench/README.md)
+#   make bench     the full side-by-side benchmark (bench/README.md), then bench-cas
+#   make cas       the CAS-DSM pass plugin, tsrcc, the apps at every level (docs/CAS.md)
 #   make install PREFIX=dir
 #
 # Everything built lands in build/. Each application adds itself through its
@@ -47,8 +48,8 @@ LIBINT     := $(BUILD)/lib/libtessera_internal.a
 INTERNAL_USERS := $(shell grep -l '^\#include "[a-z]*/[a-z_]*\.h"' tests/mp/*.c bench/*.c)
 lib_for = $(if $(filter $(1),$(INTERNAL_USERS)),$(LIBINT),$(LIBA))
 
-.PHONY: all lib apps mpi-apps tests examples run test prove bench bench-quick bench-micro bench-deps benches install deps clean
-all: lib $(TSRUN) apps tests benches examples
+.PHONY: all lib apps mpi-apps tests examples run test prove bench bench-quick bench-micro bench-deps benches install deps clean cas
+all: lib $(TSRUN) apps tests benches examples cas
 
 lib: $(LIBA) $(LIBSO) $(LIBINT)
 
@@ -121,6 +122,49 @@ $(foreach a,$(APPS),$(eval $(call app_rules,$(a))))
 
 apps: $(APP_BINS)
 mpi-apps: $(MPI_APP_BINS)
+
+# ---- CAS-DSM: the compiler pass and tsrcc (docs/CAS.md) ----------------------
+# The pass is an LLVM 16 plugin, built with Debian's clang-16 and
+# llvm-16-dev (scripts/deps.sh build installs them). Without them `make`
+# says so, and the CAS tests skip saying why. CAS_APPS: each application
+# built by tsrcc at each level, into build/cas/LEVEL/.
+LLVM_CONFIG ?= /usr/lib/llvm-16/bin/llvm-config
+CLANG16     ?= clang-16
+HAVE_LLVM   := $(shell test -x $(LLVM_CONFIG) && command -v $(CLANG16) >/dev/null && echo yes)
+CAS_PLUGIN  := $(BUILD)/lib/tessera-cas.so
+TSRCC       := $(BUILD)/bin/tsrcc
+CAS_OBJS    := $(patsubst compiler/%.cpp,$(BUILD)/obj/compiler/%.o,$(wildcard compiler/*.cpp))
+CAS_LEVELS  := none basic aghoist agdiscard maxaghoist maxagdiscard
+CAS_APPS    := $(foreach l,$(CAS_LEVELS),$(foreach a,$(APPS),$(BUILD)/cas/$(l)/$(a)))
+tsrcc_for = sed -e 's|@PLUGIN@|$(1)|' -e 's|@INCLUDE@|$(2)|' -e 's|@LIB@|$(3)|' \
+                -e 's|@CLANG@|$(CLANG16)|' compiler/tsrcc.in
+
+ifeq ($(HAVE_LLVM),yes)
+cas: $(CAS_PLUGIN) $(TSRCC) $(CAS_APPS)
+else
+cas:
+	@echo "cas: clang-16 or llvm-16-dev is missing (scripts/deps.sh build installs them): no tsrcc, CAS tests skipped"
+endif
+
+$(BUILD)/obj/compiler/%.o: compiler/%.cpp compiler/cas_pass.h
+	@mkdir -p $(dir $@)
+	$(CLANG16:clang%=clang++%) $(shell $(LLVM_CONFIG) --cxxflags 2>/dev/null) -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -c $< -o $@
+
+$(CAS_PLUGIN): $(CAS_OBJS)
+	@mkdir -p $(dir $@)
+	$(CLANG16:clang%=clang++%) -shared -o $@ $^
+
+$(TSRCC): compiler/tsrcc.in Makefile
+	@mkdir -p $(dir $@)
+	$(call tsrcc_for,$(abspath $(CAS_PLUGIN)),$(abspath include),$(abspath $(LIBA))) >$@
+	chmod 755 $@
+
+define cas_app_rule
+$(BUILD)/cas/$(1)/$(2): $$($(2)_SRCS) $(LIBA) $(CAS_PLUGIN) $(TSRCC)
+	@mkdir -p $$(dir $$@)
+	$(TSRCC) -tsr-cas=$(1) -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(2)_SRCS)
+endef
+$(foreach l,$(CAS_LEVELS),$(foreach a,$(APPS),$(eval $(call cas_app_rule,$(l),$(a)))))
 
 # ---- Examples: programs written for TreadMarks or JIAJIA ----------------------
 # Built with the public headers only, as a user of those systems would.
@@ -262,6 +306,7 @@ bench: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)
 	python3 bench/harness.py --full
 	$(MAKE) bench-cluster
+	$(MAKE) bench-cas
 
 # Tessera against MPI across four network-namespace hosts at 1 Gbit/s
 # (needs root; bench/README.md).
@@ -279,6 +324,13 @@ bench-quick: bench-deps
 bench-release: all
 	python3 bench/release_cost.py
 
+# CAS-DSM's Tables 4-8: every app at every level of the pass (docs/CAS.md).
+.PHONY: bench-cas
+CAS_REPS ?= 1
+bench-cas: deps
+	$(MAKE) all
+	python3 bench/cas_table.py --reps $(CAS_REPS)
+
 # Munin's multiple protocols: the paper's Tables 6 and 2 (docs/MUNIN.md).
 .PHONY: bench-munin
 bench-munin: all
@@ -286,7 +338,7 @@ bench-munin: all
 	$(TSRUN) -n 2 $(BUILD)/bench/munin_table2
 
 # ---- Installation -----------------------------------------------------------
-install: lib $(TSRUN)
+install: lib $(TSRUN) $(if $(HAVE_LLVM),$(CAS_PLUGIN))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
 	install -m 644 include/tessera.h include/tessera_munin.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
@@ -296,6 +348,12 @@ install: lib $(TSRUN)
 	ln -sf $(notdir $(LIBSO_NAME)) $(DESTDIR)$(PREFIX)/lib/libtessera.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' tessera.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tessera.pc
+ifeq ($(HAVE_LLVM),yes)
+	install -m 755 $(CAS_PLUGIN) $(DESTDIR)$(PREFIX)/lib/tessera-cas.so
+	$(call tsrcc_for,$(PREFIX)/lib/tessera-cas.so,$(PREFIX)/include,$(PREFIX)/lib/libtessera.a) \
+	    > $(DESTDIR)$(PREFIX)/bin/tsrcc
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/tsrcc
+endif
 
 clean:
 	rm -rf $(BUILD) $(SAN_BUILDS) $(FUZZ_BUILD)

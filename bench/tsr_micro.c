@@ -14,7 +14,8 @@
  *   into a shared buffer and busy-polling a sequence number
  *   Tessera active-message round trip (comm thread to comm thread)
  *   remote page fetch (fault + request + 4 KiB reply + mprotect), one page
- *   at a time and sequentially (readahead batches the fetches)
+ *   at a time and sequentially (readahead batches the fetches), and after a
+ *   range check of the pages (runs of TSR_FETCH_AHEAD, no faults)
  *   remote lock acquire, contended lock hand-off (at 4 nodes also with the
  *   lock managed by a third node); barrier at 2 and 4 nodes
  *   diff encode / decode of one 4 KiB page (one word, all, every other)
@@ -32,6 +33,8 @@
  *   access: what detection itself costs, without any protocol work
  *   the first write to an exactly tracked home page after a release, and
  *   the release-time scan for written pages, per 1,000 home pages (uffd)
+ *   a range check (tsr_range_read, docs/CAS.md) over 1 and 64 pages that
+ *   are consistent already: the cost of a check that does nothing
  *
  * and, in a fourth table with one column per lock hand-off
  * (TSR_LOCK_HANDOFF=direct, manager: TreadMarks' direct hand-off and its
@@ -265,8 +268,9 @@ static void bench_am_echo(void)
  * barrier; node 0 then times one read per page, each a fault and a fetch.
  * Visited in a scattered order (steps of 101 pages, modulo 256), every fault
  * is a single-page fetch, as readahead only follows runs and short strides;
- * visited in order, readahead batches them. */
-static void bench_page_fetch(int step, const char *name)
+ * visited in order, readahead batches them. Checked first (tsr_range_read,
+ * docs/CAS.md), the pages come in runs of TSR_FETCH_AHEAD and no read faults. */
+static void bench_page_fetch(int step, int checked, const char *name)
 {
     enum { PAGES = 256, ROUNDS = 8 };
     tsr_attr attr = TSR_ATTR_DEFAULT;
@@ -281,6 +285,8 @@ static void bench_page_fetch(int step, const char *name)
         tsr_barrier();
         if (tsr_node() == 0) {
             double t0 = now_s();
+            if (checked)
+                tsr_range_read((const void *)a, PAGES * 4096);
             for (int i = 0; i < PAGES; i++)
                 (void)a[(i * step) % PAGES * 4096];
             total += now_s() - t0;
@@ -289,6 +295,22 @@ static void bench_page_fetch(int step, const char *name)
     }
     report(name, total, PAGES * ROUNDS);
     tsr_free((void *)a);
+}
+
+/* A range check that finds its pages consistent already, as most do in an
+ * iterative program: one page, and 64. */
+static void bench_noop_checks(void)
+{
+    enum { PAGES = 64, CHECKS = 200000 };
+    char *a = tsr_alloc(PAGES * 4096);
+    static const int sizes[] = {1, PAGES};
+    for (int k = 0; k < 2; k++) {
+        double t0 = now_s();
+        for (int i = 0; i < CHECKS; i++)
+            tsr_range_read(a, (size_t)sizes[k] * 4096);
+        report(k ? "check_noop_64" : "check_noop_1", now_s() - t0, CHECKS);
+    }
+    tsr_free(a);
 }
 
 /* Uncontended: node 1 alone takes and returns a lock that node 0 manages
@@ -494,6 +516,7 @@ static int node_run(int argc, char **argv)
     if (argc > 2 && !strcmp(argv[2], "detect")) {
         bench_faults();
         bench_tracking();
+        bench_noop_checks();
     } else if (argc > 2 && !strcmp(argv[2], "handoff")) {
         bench_handoff(tsr_nodes() == 2 ? "handoff_2" : "handoff_3rd", 2 % tsr_nodes());
     } else if (tsr_nodes() == 2) {
@@ -501,8 +524,9 @@ static int node_run(int argc, char **argv)
         bench_raw_udp();
         bench_raw_shm();
         bench_am_echo();
-        bench_page_fetch(101, "page_fetch");
-        bench_page_fetch(1, "page_fetch_seq");
+        bench_page_fetch(101, 0, "page_fetch");
+        bench_page_fetch(1, 0, "page_fetch_seq");
+        bench_page_fetch(101, 1, "page_fetch_checked");
         bench_lock();
         if (tsr_node() == 0) {
             bench_diff("one_word", 1, 1);
@@ -668,6 +692,7 @@ int main(int argc, char **argv)
     row("AM round trip 4 KiB (vs raw TCP)", "am_echo_4096", "tcp:4096", runs, 3);
     row("page fetch, one page (vs AM 4 KiB)", "page_fetch", "am_echo_4096", runs, 3);
     row("page fetch, sequential, per page", "page_fetch_seq", "am_echo_4096", runs, 3);
+    row("page fetch after a range check, per page", "page_fetch_checked", "am_echo_4096", runs, 3);
     row("remote lock acquire+release (vs AM 64 B)", "lock_remote", "am_echo_64", runs, 3);
     row("contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64", runs, 3);
     row("hand-off, third-node manager, 4 nodes", "lock_handoff_3rd", "am_echo_64", runs, 3);
@@ -698,6 +723,8 @@ int main(int argc, char **argv)
     row("write fault, detection only", "detect_write_fault", NULL, detect, 2);
     row("first home write, exact tracking", "exact_first_write", NULL, detect, 2);
     row("release scan, per 1,000 home pages", "release_scan_1000", NULL, detect, 2);
+    row("range check finding 1 page consistent", "check_noop_1", NULL, detect, 2);
+    row("range check finding 64 pages consistent", "check_noop_64", NULL, detect, 2);
     printf("\n");
     header("hand-off (columns: TSR_LOCK_HANDOFF)", handoff, 2);
     row("contended, 2 nodes, us per acquire", "handoff_2", NULL, handoff, 2);

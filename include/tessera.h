@@ -124,6 +124,23 @@ TSR_API void tsr_barrier(void);
 /* Wall-clock seconds since an arbitrary fixed point. */
 TSR_API double tsr_wtime(void);
 
+/* ---- Consistency checks (CAS-DSM; docs/CAS.md) ----------------------------
+ * What the compiler pass of tsrcc inserts before loop nests, and what a
+ * program may write by hand: make the pages of a range consistent for
+ * reading, or for reading and writing, now, as faults on them would, so
+ * that the accesses that follow take no fault. Protocols that can bring the
+ * pages in one exchange per home do (the home-based one). Pages that are
+ * already consistent cost one byte load each. Bytes outside the shared
+ * memory are ignored, and a later acquire may invalidate the pages again:
+ * the accesses then fault as usual, so a check never changes a result.
+ * The _step forms cover count blocks of n bytes, step bytes apart (a column
+ * of a row-major array). A range that wraps the address space stops the
+ * program naming the call. */
+TSR_API void tsr_range_read(const void *p, size_t n);
+TSR_API void tsr_range_write(void *p, size_t n);
+TSR_API void tsr_range_read_step(const void *p, size_t n, size_t step, size_t count);
+TSR_API void tsr_range_write_step(void *p, size_t n, size_t step, size_t count);
+
 /* ---- Statistics ----------------------------------------------------------- */
 
 /* Counters of this node since start or the last tsr_stats_reset(), those

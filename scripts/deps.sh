@@ -2,7 +2,8 @@
 # Installs what Tessera needs and the machine lacks (Debian 12). Installs
 # nothing when everything is present, so it is cheap to run before every
 # `make run` / `make test` / `make bench`.
-#   scripts/deps.sh build   compiler, python3, pkg-config, clang (build, tests, fuzzing)
+#   scripts/deps.sh build   compiler, python3, pkg-config, clang (build, tests, fuzzing),
+#                           clang-16 and LLVM 16 (the CAS-DSM pass, tsrcc)
 #   scripts/deps.sh bench   also Open MPI and matplotlib (benchmarks)
 #   scripts/deps.sh ssh | slurm | mpirun | mpich | netfilter   what one cluster test
 #                           needs (tests/sh/cluster_*.sh, udp_netns.sh): sshd,
@@ -17,6 +18,10 @@ command -v make >/dev/null || need_apt+=(make)
 command -v python3 >/dev/null || need_apt+=(python3)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v clang >/dev/null || need_apt+=(clang) # the fuzz targets (make fuzz)
+# CAS-DSM's pass plugin, tsrcc and the pass's FileCheck tests (docs/CAS.md)
+command -v clang-16 >/dev/null || need_apt+=(clang-16)
+[ -x /usr/lib/llvm-16/bin/llvm-config ] || need_apt+=(llvm-16-dev)
+[ -x /usr/lib/llvm-16/bin/FileCheck ] || need_apt+=(llvm-16-tools)
 if [ "$mode" = bench ]; then
     command -v mpicc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
 fi

@@ -30,6 +30,7 @@ void coh_init(void)
     for (size_t i = 1; i < COH_NPROTO; i++)
         coh_protocols[i]->init();
     adopt_init();
+    coh_range_init();
     detect_on_fault(coh_fault);
 }
 
@@ -83,6 +84,7 @@ int coh_fault(void *addr, int is_write)
             return -1;
         proto = region.meta[page].proto;
     }
+    coh_count_fault();
     coh_protocols[proto]->fault(page, is_write);
     return 0;
 }

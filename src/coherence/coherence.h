@@ -35,6 +35,15 @@ int coh_fault(void *addr, int is_write);
  * (tsr_lock, the end of tsr_unlock, a barrier's entry): protocol.h's
  * sync_point. */
 void coh_sync_point(void);
+/* A range check (range.c, tsr_range_*): makes the pages of count blocks of
+ * len bytes, step bytes apart from addr, consistent for reading or writing,
+ * as faults on them would; bytes outside the shared memory are ignored.
+ * Returns 1 if some page needed protocol work. Application thread. */
+int coh_range(const void *addr, size_t len, size_t step, size_t count, int is_write);
+/* Registers the range checks' counters; counts a fault that reached a protocol. */
+void coh_range_init(void);
+void coh_count_fault(void);
+
 /* Flushes every protocol's writes of the current interval (lock release). */
 void coh_release(void);
 /* The same at a barrier arrival: sent[node] (cfg.nodes counters, zeroed by

@@ -76,9 +76,9 @@ static _Atomic uint8_t *queued;
 static _Atomic uint64_t ring_tail;
 static uint64_t ring_head;
 
-static int is_home(uint32_t p) { return region.meta[p].home == cfg.node; }
+int hlrc_is_home(uint32_t p) { return region.meta[p].home == cfg.node; }
 
-static void note_copied(uint32_t p)
+void hlrc_note_copied(uint32_t p)
 {
     atomic_store(&region.meta[p].copied, 1);
     if (atomic_exchange(&queued[p], 1))
@@ -114,8 +114,8 @@ static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 {
     for (uint32_t i = 0; i < n;) {
         uint32_t j = i;
-        int home = is_home(first + i);
-        while (j < n && is_home(first + j) == home)
+        int home = hlrc_is_home(first + i);
+        while (j < n && hlrc_is_home(first + j) == home)
             j++;
         uint8_t state = home ? home_state(first + i, j - i) : READ;
         for (uint32_t k = i; k < j; k++) {
@@ -141,183 +141,6 @@ static void unmap(uint32_t first, uint32_t n)
     ntracked = kept;
 }
 
-/* ---- Page fetch ---------------------------------------------------------- */
-
-/* Readahead, as the kernel does for files, with strides: a fault on the
- * page a stream predicted doubles that stream's run (up to TSR_FETCH_AHEAD
- * pages); two lone faults a few pages apart start a strided stream (a loop
- * down a column of a row-major array, as in a transpose); any other fault
- * starts a new stream at one page. A few streams are followed at once, so
- * that a loop over two arrays (SOR's red and black rows) streams both. A
- * boundary row or a transpose then costs a few round trips instead of one
- * per page, and an isolated fault fetches nothing it did not ask for. Only
- * the faulting thread touches this. */
-#define STREAMS 4
-#define MAX_STRIDE 64
-static struct {
-    uint32_t last, next, stride, window;
-} streams[STREAMS] = {[0 ... STREAMS - 1] = {UINT32_MAX, UINT32_MAX, 1, 1}};
-static unsigned stream_victim;
-
-typedef struct fetch_run {
-    uint32_t first, n, stride; /* pages first + i * stride, i < n */
-} fetch_run;
-
-static unsigned stream_for(uint32_t p)
-{
-    unsigned s = 0;
-    while (s < STREAMS && streams[s].next != p)
-        s++;
-    if (s < STREAMS) {
-        streams[s].window *= 2;
-        return s;
-    }
-    for (s = 0; s < STREAMS; s++) {
-        uint32_t d = p - streams[s].last;
-        if (streams[s].window == 1 && p > streams[s].last + 1 && d <= MAX_STRIDE) {
-            streams[s].stride = d;
-            streams[s].window = 2;
-            return s;
-        }
-    }
-    s = stream_victim++ % STREAMS;
-    streams[s].stride = 1;
-    streams[s].window = 1;
-    return s;
-}
-
-/* The pages one request may bring: the faulting page and what its stream
- * predicts, as long as they are invalid and have the same home. */
-static fetch_run plan_fetch(uint32_t p)
-{
-    unsigned s = stream_for(p);
-    if (streams[s].window > cfg.fetch_ahead)
-        streams[s].window = cfg.fetch_ahead;
-    const page_meta *m = &region.meta[p];
-    fetch_run r = {p, 1, streams[s].stride};
-    for (uint64_t q = (uint64_t)p + r.stride; r.n < streams[s].window && q < region.npages;
-         q += r.stride, r.n++) {
-        const page_meta *mq = &region.meta[q];
-        if (mq->proto != m->proto || mq->home != m->home || mq->state != INVALID)
-            break;
-    }
-    streams[s].last = p;
-    streams[s].next = p + r.n * r.stride;
-    return r;
-}
-
-/* Fetches the run starting at p (the faulting page, left to the caller) and
- * maps every page after the first for reading. */
-typedef struct fetch_wait {
-    waiter w;
-    fetch_run r; /* what the reply must bring */
-} fetch_wait;
-
-static void page_fetch(uint32_t p)
-{
-    fetch_wait fw = {.r = plan_fetch(p)};
-    fetch_run r = fw.r;
-    am_msg m;
-    double t0 = now_s();
-    int home = region.meta[p].home;
-    waiter_init(&fw.w, 1);
-    am_post(home, &m, MSG_PAGE_REQ, p, req_open(home, MSG_PAGE_REP, &fw),
-            r.n | (uint64_t)r.stride << 32, NULL, 0);
-    waiter_wait(&fw.w);
-    for (uint32_t i = 1; i < r.n; i++)
-        region.meta[p + i * r.stride].state = READ;
-    if (r.n > 1 && r.stride == 1)
-        detect_set_access(p + 1, r.n - 1, ACCESS_READ);
-    else
-        for (uint32_t i = 1; i < r.n; i++)
-            detect_set_access(p + i * r.stride, 1, ACCESS_READ);
-    STAT_ADD(page_fetches, r.n);
-    STAT_TIME(fault_wait_s, now_s() - t0);
-}
-
-/* A run as a request or reply describes it: arg0 first page, arg2 count and
- * stride; -1 if it leaves the region. */
-static int run_of(const tsr_msg_hdr *h, fetch_run *r)
-{
-    *r = (fetch_run){(uint32_t)h->arg[0], (uint32_t)h->arg[2], (uint32_t)(h->arg[2] >> 32)};
-    return r->n == 0 || r->stride == 0 || r->stride > MAX_STRIDE ||
-                   r->first >= region.npages ||
-                   (uint64_t)(r->n - 1) * r->stride >= region.npages - r->first
-               ? -1
-               : 0;
-}
-
-/* A copy is being taken. Marked before the versions are read and again
- * after the bytes are copied: whichever way this interleaves with the home's
- * flush, that flush or the next one announces a version newer than the copy. */
-static void mark_copied(const fetch_run *r)
-{
-    for (uint32_t i = 0; i < r->n; i++)
-        note_copied(r->first + i * r->stride);
-}
-
-/* The reply: n u32 versions (padded to 8 bytes), then the n pages. */
-#define REP_PAGES_AT(n) (((size_t)(n) * 4 + 7) & ~(size_t)7)
-
-/* A run this node may serve: inside the region, within TSR_FETCH_AHEAD,
- * every page an hlrc page homed here. */
-static int servable(const fetch_run *r)
-{
-    if (r->n > cfg.fetch_ahead)
-        return 0;
-    for (uint32_t i = 0; i < r->n; i++) {
-        uint32_t q = r->first + i * r->stride;
-        if (!is_home(q) || coh_protocol_of(q) != &hlrc_protocol)
-            return 0;
-    }
-    return 1;
-}
-
-static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
-{
-    fetch_run r;
-    if (run_of(h, &r) || !servable(&r)) {
-        am_reject(src, h, "a run of pages off the region or not home-based pages homed here");
-        return;
-    }
-    size_t at = REP_PAGES_AT(r.n), len = at + (size_t)r.n * PAGE_SIZE;
-    char *rep = malloc(len);
-    if (!rep)
-        log_die_status(1, "out of memory (page reply of %zu bytes)", len);
-    mark_copied(&r);
-    /* Version first, then bytes: a copy may hold writes newer than its
-     * version (it will be invalidated for nothing), never older. */
-    for (uint32_t i = 0; i < r.n; i++) {
-        uint32_t q = r.first + i * r.stride;
-        uint32_t v = atomic_load_explicit(&region.meta[q].version, memory_order_acquire);
-        memcpy(rep + 4 * i, &v, 4);
-        memcpy(rep + at + (size_t)i * PAGE_SIZE, page_rt(q), PAGE_SIZE);
-    }
-    mark_copied(&r);
-    am_send(src, MSG_PAGE_REP, r.first, h->arg[1], h->arg[2], rep, len);
-    free(rep);
-}
-
-static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
-{
-    fetch_wait *fw = req_ctx(h->arg[1]);
-    fetch_run r;
-    if (run_of(h, &r) || memcmp(&r, &fw->r, sizeof r) ||
-        h->len != REP_PAGES_AT(r.n) + (size_t)r.n * PAGE_SIZE) {
-        am_reject(src, h, "not the run of pages requested, or not its length");
-        return;
-    }
-    req_close(h->arg[1]);
-    const char *rep = payload;
-    for (uint32_t i = 0; i < r.n; i++) {
-        uint32_t q = r.first + i * r.stride, v;
-        memcpy(page_rt(q), rep + REP_PAGES_AT(r.n) + (size_t)i * PAGE_SIZE, PAGE_SIZE);
-        memcpy(&v, rep + 4 * i, 4);
-        atomic_store_explicit(&region.meta[q].version, v, memory_order_release);
-    }
-    waiter_done(&fw->w);
-}
-
 /* ---- Faults (detection callback: any thread, async-signal-safe) ---------- */
 
 /* The state is the truth and the protection follows it: a fault on a page
@@ -337,7 +160,7 @@ static void fault(uint32_t p, int is_write)
         STAT_ADD(write_faults, 1);
         return;
     case INVALID:
-        page_fetch(p);
+        hlrc_page_fetch(p);
         m->state = READ;
         if (is_write != 1) { /* a read, or unknown: a write will fault again */
             detect_set_access(p, 1, ACCESS_READ);
@@ -360,6 +183,25 @@ static void fault(uint32_t p, int is_write)
     default: /* WRITE, HOME_WRITE, HOME_STICKY, HOME_EXACT: writable already */
         detect_set_access(p, 1, ACCESS_WRITE);
         return;
+    }
+}
+
+/* A range check (coherence/range.c): invalid pages come in runs, one
+ * exchange per home and TSR_FETCH_AHEAD pages, then each page takes the
+ * step its fault would have taken (a twin, for a write). */
+static void range(uint32_t first, uint32_t n, uint32_t stride, int is_write)
+{
+    for (uint32_t i = 0; i < n;) {
+        uint32_t p = first + i * stride, got = 0;
+        if (region.meta[p].state == INVALID) {
+            got = hlrc_fetch_run(p, n - i, stride);
+            region.meta[p].state = READ;
+            detect_set_access(p, 1, ACCESS_READ);
+        }
+        if (!got || is_write)
+            for (uint32_t k = 0; k < (got ? got : 1); k++)
+                fault(p + k * stride, is_write);
+        i += got ? got : 1;
     }
 }
 
@@ -468,7 +310,7 @@ static void flush(uint32_t *barrier_sent)
     COUNTER_ADD(release_pages, ndirty);
     for (uint32_t i = 0; i < ndirty; i++) {
         uint32_t p = dirty[i];
-        if (is_home(p)) {
+        if (hlrc_is_home(p)) {
             flush_home_page(p);
             continue;
         }
@@ -497,7 +339,7 @@ static const char *bad_diffs(const tsr_msg_hdr *h, const void *payload)
         outbox_entry e;
         if (outbox_next(payload, h->len, &pos, &e))
             return "fewer entries than its count";
-        if (e.page >= region.npages || !is_home(e.page) ||
+        if (e.page >= region.npages || !hlrc_is_home(e.page) ||
             coh_protocol_of(e.page) != &hlrc_protocol)
             return "a diff for a page not homed here";
         if (diff_apply(NULL, e.bytes, e.len))
@@ -523,7 +365,7 @@ static void on_diff(int src, const tsr_msg_hdr *h, void *payload)
         outbox_next(payload, h->len, &pos, &e);
         diff_apply((uint8_t *)page_rt(e.page), e.bytes, e.len);
         atomic_store(&region.meta[e.page].remote, 1);
-        note_copied(e.page); /* the writer keeps its copy valid */
+        hlrc_note_copied(e.page); /* the writer keeps its copy valid */
         acks[2 * i] = e.page;
         acks[2 * i + 1] = atomic_fetch_add(&region.meta[e.page].version, 1) + 1;
         STAT_ADD(diffs_applied, 1);
@@ -557,7 +399,7 @@ static void on_diff_ack(int src, const tsr_msg_hdr *h, void *payload)
 void hlrc_invalidate(uint32_t p, uint32_t version)
 {
     page_meta *m = &region.meta[p];
-    if (is_home(p) || m->state == INVALID || atomic_load(&m->version) >= version)
+    if (hlrc_is_home(p) || m->state == INVALID || atomic_load(&m->version) >= version)
         return;
     m->state = INVALID;
     detect_set_access(p, 1, ACCESS_NONE);
@@ -571,8 +413,7 @@ static void init(void)
     queued = region_page_table(sizeof *queued, "the copied page flags");
     stats_register(&write_notices);
     stats_register(&release_pages);
-    am_register(MSG_PAGE_REQ, on_page_req);
-    am_register(MSG_PAGE_REP, on_page_rep);
+    hlrc_fetch_init();
     am_register(MSG_DIFF, on_diff);
     am_register(MSG_DIFF_ACK, on_diff_ack);
 }
@@ -583,6 +424,7 @@ const tsr_protocol hlrc_protocol = {
     .map = map,
     .unmap = unmap,
     .fault = fault,
+    .range = range,
     .flush = flush,
     .barrier_done = hlrc_barrier_done,
     .payload_check = hlrc_payload_check,

@@ -14,6 +14,20 @@ enum hlrc_state { INVALID = 0, READ, WRITE, HOME_READ, HOME_WRITE, HOME_STICKY, 
 /* hlrc.c: a notice invalidates the cached copy if it is older. */
 void hlrc_invalidate(uint32_t page, uint32_t version);
 
+/* hlrc.c: whether this node is page p's home; another node began to copy
+ * home page p (a fetch, or a diff whose writer keeps its copy). */
+int hlrc_is_home(uint32_t p);
+void hlrc_note_copied(uint32_t p);
+
+/* hlrc_fetch.c: registers the fetch messages' handlers. */
+void hlrc_fetch_init(void);
+/* Fetches invalid page p and the pages its readahead predicts (a fault). */
+void hlrc_page_fetch(uint32_t p);
+/* Fetches invalid page p and up to max - 1 pages after it, stride apart,
+ * as long as they are invalid with p's home (a range check); returns how
+ * many. Pages after p are left READ, p to the caller. */
+uint32_t hlrc_fetch_run(uint32_t p, uint32_t max, uint32_t stride);
+
 /* hlrc_notices.c: records a notice this node made (a new version). */
 void hlrc_note(uint32_t page, uint32_t version);
 /* The synchronization hooks (tsr_protocol). */

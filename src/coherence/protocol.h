@@ -31,6 +31,11 @@ typedef struct tsr_protocol {
      * async-signal-safe (no malloc, no stdio, no mutex). is_write is -1
      * where the hardware does not say. */
     void (*fault)(uint32_t page, int is_write);
+    /* Optional: a range check (range.c) found pages first + i * stride
+     * (i < n) without the access asked for. It does what faults on each
+     * would do, in as few exchanges as it can; without it, `fault` is
+     * called page by page. Application thread, outside any signal handler. */
+    void (*range)(uint32_t first, uint32_t n, uint32_t stride, int is_write);
     /* Ends the interval: makes this node's writes visible where they are
      * needed. With sent == NULL (a lock release) it returns once its
      * changes are applied at their destinations. At a barrier arrival, sent

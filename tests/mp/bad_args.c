@@ -87,6 +87,10 @@ int main(int argc, char **argv)
         tsr_unlock(TSR_MAX_LOCKS);
     else if (!strcmp(c, "hint_lock"))
         tsr_hint_lock_data(TSR_MAX_LOCKS, munin_alloc(TSR_MIGRATORY, 0));
+    else if (!strcmp(c, "range_wraps"))
+        tsr_range_read((void *)(UINTPTR_MAX - 4095), 8192);
+    else if (!strcmp(c, "range_step_wraps"))
+        tsr_range_write_step((void *)4096, 8, SIZE_MAX / 2, 4);
     else if (!strcmp(c, "change_annotation"))
         tsr_hint_change_annotation(munin_alloc(TSR_WRITE_SHARED, 0), (tsr_annotation)99);
     else

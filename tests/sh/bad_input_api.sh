@@ -28,6 +28,8 @@ refuse munin_params_of "tsr_munin_params: unknown annotation 99"
 refuse lock "tsr_lock(-1): lock id out of range \[0, 4096)"
 refuse unlock "tsr_unlock(4096): lock id out of range \[0, 4096)"
 refuse hint_lock "tsr_hint_lock_data(4096): lock id out of range \[0, 4096)"
+refuse range_wraps "tsr_range_read(0xfffffffffffff000, 8192, step 0, count 1): the range wraps the address space"
+refuse range_step_wraps "tsr_range_write_step(0x1000, 8, step 9223372036854775807, count 4): the range wraps"
 refuse change_annotation "tsr_hint_change_annotation: unknown annotation 99"
 
 for n in 1 3; do

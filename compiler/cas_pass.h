@@ -1,0 +1,56 @@
+// cas_pass.h - what the two halves of the CAS-DSM pass share: planning
+// (cas_pass.cpp: which accesses, which checks, where) and emission
+// (cas_emit.cpp: merging, discarding, the calls; the plugin's entry point).
+#ifndef TSR_CAS_PASS_H
+#define TSR_CAS_PASS_H
+
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/PassManager.h"
+
+namespace tsr {
+
+// Tessera's page: the unit of consistency, so of a check's usefulness.
+constexpr uint64_t PageSize = 4096;
+
+// What -tsr-cas asks for.
+struct Level {
+    bool On, Discard, MaxHoist, Hoist, Basic = false;
+};
+
+// A load or store that may touch shared memory.
+struct Access {
+    llvm::Instruction *I;
+    llvm::Value *Ptr;
+    uint64_t Size;
+    bool Write;
+};
+
+// A range check to insert before At: bytes [Lo, End), or, with Stride
+// (the step form), Count blocks of Block bytes from Lo, Stride bytes apart.
+struct Check {
+    llvm::Instruction *At = nullptr;
+    const llvm::SCEV *Lo = nullptr, *End = nullptr, *Base = nullptr;
+    const llvm::SCEV *Stride = nullptr, *Block = nullptr, *Count = nullptr;
+    bool Write = false, Dead = false;
+};
+
+struct CasPass : llvm::PassInfoMixin<CasPass> {
+    llvm::PreservedAnalyses run(llvm::Function &F, llvm::FunctionAnalysisManager &FAM);
+    static bool isRequired() { return true; }
+};
+
+bool maySynchronize(const llvm::Instruction &I, const llvm::TargetLibraryInfo &TLI);
+void emitBasic(const Access &A);
+// A check of Len bytes from Ptr right before I.
+void emitRange(llvm::Instruction *I, llvm::Value *Ptr, llvm::Value *Len, bool Write);
+void mergeChecks(llvm::SmallVectorImpl<Check> &Checks, llvm::ScalarEvolution &SE);
+void discardCovered(llvm::SmallVectorImpl<Check> &Checks, llvm::ScalarEvolution &SE,
+                    llvm::DominatorTree &DT, const llvm::TargetLibraryInfo &TLI);
+unsigned emitChecks(llvm::ArrayRef<Check> Checks, llvm::ScalarEvolution &SE,
+                    const llvm::DataLayout &DL);
+
+} // namespace tsr
+
+#endif

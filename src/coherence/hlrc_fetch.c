@@ -1,0 +1,219 @@
+/*
+ * hlrc_fetch.c - the home-based protocol's page fetches (hlrc.c): runs of
+ * pages from one home in one exchange (MSG_PAGE_REQ / MSG_PAGE_REP), sized
+ * by readahead at a fault, or exactly by a range check (coherence/range.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coherence/hlrc.h"
+#include "coherence/protocol.h"
+#include "detect/detect.h"
+#include "memory/region.h"
+#include "stats/stats.h"
+#include "transport/request.h"
+#include "transport/transport.h"
+#include "transport/wait.h"
+#include "util/config.h"
+#include "util/cpu.h"
+#include "util/log.h"
+
+/* Readahead, as the kernel does for files, with strides: a fault on the
+ * page a stream predicted doubles that stream's run (up to TSR_FETCH_AHEAD
+ * pages); two lone faults a few pages apart start a strided stream (a loop
+ * down a column of a row-major array, as in a transpose); any other fault
+ * starts a new stream at one page. A few streams are followed at once, so
+ * that a loop over two arrays (SOR's red and black rows) streams both. A
+ * boundary row or a transpose then costs a few round trips instead of one
+ * per page, and an isolated fault fetches nothing it did not ask for. Only
+ * the faulting thread touches this. */
+#define STREAMS 4
+#define MAX_STRIDE 64
+static struct {
+    uint32_t last, next, stride, window;
+} streams[STREAMS] = {[0 ... STREAMS - 1] = {UINT32_MAX, UINT32_MAX, 1, 1}};
+static unsigned stream_victim;
+
+typedef struct fetch_run {
+    uint32_t first, n, stride; /* pages first + i * stride, i < n */
+} fetch_run;
+
+static unsigned stream_for(uint32_t p)
+{
+    unsigned s = 0;
+    while (s < STREAMS && streams[s].next != p)
+        s++;
+    if (s < STREAMS) {
+        streams[s].window *= 2;
+        return s;
+    }
+    for (s = 0; s < STREAMS; s++) {
+        uint32_t d = p - streams[s].last;
+        if (streams[s].window == 1 && p > streams[s].last + 1 && d <= MAX_STRIDE) {
+            streams[s].stride = d;
+            streams[s].window = 2;
+            return s;
+        }
+    }
+    s = stream_victim++ % STREAMS;
+    streams[s].stride = 1;
+    streams[s].window = 1;
+    return s;
+}
+
+/* The pages one request may bring: the faulting page and what its stream
+ * predicts, as long as they are invalid and have the same home. */
+static fetch_run plan_fetch(uint32_t p)
+{
+    unsigned s = stream_for(p);
+    if (streams[s].window > cfg.fetch_ahead)
+        streams[s].window = cfg.fetch_ahead;
+    const page_meta *m = &region.meta[p];
+    fetch_run r = {p, 1, streams[s].stride};
+    for (uint64_t q = (uint64_t)p + r.stride; r.n < streams[s].window && q < region.npages;
+         q += r.stride, r.n++) {
+        const page_meta *mq = &region.meta[q];
+        if (mq->proto != m->proto || mq->home != m->home || mq->state != INVALID)
+            break;
+    }
+    streams[s].last = p;
+    streams[s].next = p + r.n * r.stride;
+    return r;
+}
+
+/* Fetches run r (its first page is left to the caller) and maps every page
+ * after the first for reading. */
+typedef struct fetch_wait {
+    waiter w;
+    fetch_run r; /* what the reply must bring */
+} fetch_wait;
+
+static void fetch_run_of(fetch_run r)
+{
+    fetch_wait fw = {.r = r};
+    uint32_t p = r.first;
+    am_msg m;
+    double t0 = now_s();
+    int home = region.meta[p].home;
+    waiter_init(&fw.w, 1);
+    am_post(home, &m, MSG_PAGE_REQ, p, req_open(home, MSG_PAGE_REP, &fw),
+            r.n | (uint64_t)r.stride << 32, NULL, 0);
+    waiter_wait(&fw.w);
+    for (uint32_t i = 1; i < r.n; i++)
+        region.meta[p + i * r.stride].state = READ;
+    if (r.n > 1 && r.stride == 1)
+        detect_set_access(p + 1, r.n - 1, ACCESS_READ);
+    else
+        for (uint32_t i = 1; i < r.n; i++)
+            detect_set_access(p + i * r.stride, 1, ACCESS_READ);
+    STAT_ADD(page_fetches, r.n);
+    STAT_TIME(fault_wait_s, now_s() - t0);
+}
+
+void hlrc_page_fetch(uint32_t p) { fetch_run_of(plan_fetch(p)); }
+
+uint32_t hlrc_fetch_run(uint32_t p, uint32_t max, uint32_t stride)
+{
+    const page_meta *m = &region.meta[p];
+    fetch_run r = {p, 1, stride <= MAX_STRIDE ? stride : 1};
+    if (max > cfg.fetch_ahead)
+        max = cfg.fetch_ahead;
+    if (stride <= MAX_STRIDE)
+        while (r.n < max) {
+            const page_meta *mq = &region.meta[p + r.n * stride];
+            if (mq->proto != m->proto || mq->home != m->home || mq->state != INVALID)
+                break;
+            r.n++;
+        }
+    fetch_run_of(r);
+    return r.n;
+}
+
+/* A run as a request or reply describes it: arg0 first page, arg2 count and
+ * stride; -1 if it leaves the region. */
+static int run_of(const tsr_msg_hdr *h, fetch_run *r)
+{
+    *r = (fetch_run){(uint32_t)h->arg[0], (uint32_t)h->arg[2], (uint32_t)(h->arg[2] >> 32)};
+    return r->n == 0 || r->stride == 0 || r->stride > MAX_STRIDE ||
+                   r->first >= region.npages ||
+                   (uint64_t)(r->n - 1) * r->stride >= region.npages - r->first
+               ? -1
+               : 0;
+}
+
+/* A copy is being taken. Marked before the versions are read and again
+ * after the bytes are copied: whichever way this interleaves with the home's
+ * flush, that flush or the next one announces a version newer than the copy. */
+static void mark_copied(const fetch_run *r)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        hlrc_note_copied(r->first + i * r->stride);
+}
+
+/* The reply: n u32 versions (padded to 8 bytes), then the n pages. */
+#define REP_PAGES_AT(n) (((size_t)(n) * 4 + 7) & ~(size_t)7)
+
+/* A run this node may serve: inside the region, within TSR_FETCH_AHEAD,
+ * every page an hlrc page homed here. */
+static int servable(const fetch_run *r)
+{
+    if (r->n > cfg.fetch_ahead)
+        return 0;
+    for (uint32_t i = 0; i < r->n; i++) {
+        uint32_t q = r->first + i * r->stride;
+        if (!hlrc_is_home(q) || coh_protocol_of(q) != &hlrc_protocol)
+            return 0;
+    }
+    return 1;
+}
+
+static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
+{
+    fetch_run r;
+    if (run_of(h, &r) || !servable(&r)) {
+        am_reject(src, h, "a run of pages off the region or not home-based pages homed here");
+        return;
+    }
+    size_t at = REP_PAGES_AT(r.n), len = at + (size_t)r.n * PAGE_SIZE;
+    char *rep = malloc(len);
+    if (!rep)
+        log_die_status(1, "out of memory (page reply of %zu bytes)", len);
+    mark_copied(&r);
+    /* Version first, then bytes: a copy may hold writes newer than its
+     * version (it will be invalidated for nothing), never older. */
+    for (uint32_t i = 0; i < r.n; i++) {
+        uint32_t q = r.first + i * r.stride;
+        uint32_t v = atomic_load_explicit(&region.meta[q].version, memory_order_acquire);
+        memcpy(rep + 4 * i, &v, 4);
+        memcpy(rep + at + (size_t)i * PAGE_SIZE, page_rt(q), PAGE_SIZE);
+    }
+    mark_copied(&r);
+    am_send(src, MSG_PAGE_REP, r.first, h->arg[1], h->arg[2], rep, len);
+    free(rep);
+}
+
+static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
+{
+    fetch_wait *fw = req_ctx(h->arg[1]);
+    fetch_run r;
+    if (run_of(h, &r) || memcmp(&r, &fw->r, sizeof r) ||
+        h->len != REP_PAGES_AT(r.n) + (size_t)r.n * PAGE_SIZE) {
+        am_reject(src, h, "not the run of pages requested, or not its length");
+        return;
+    }
+    req_close(h->arg[1]);
+    const char *rep = payload;
+    for (uint32_t i = 0; i < r.n; i++) {
+        uint32_t q = r.first + i * r.stride, v;
+        memcpy(page_rt(q), rep + REP_PAGES_AT(r.n) + (size_t)i * PAGE_SIZE, PAGE_SIZE);
+        memcpy(&v, rep + 4 * i, 4);
+        atomic_store_explicit(&region.meta[q].version, v, memory_order_release);
+    }
+    waiter_done(&fw->w);
+}
+
+void hlrc_fetch_init(void)
+{
+    am_register(MSG_PAGE_REQ, on_page_req);
+    am_register(MSG_PAGE_REP, on_page_rep);
+}

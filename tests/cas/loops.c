@@ -1,0 +1,193 @@
+/* FileCheck tests of the CAS-DSM pass (tests/sh/cas_pass.sh compiles this
+ * at each level with -O2 -fno-vectorize -fno-unroll-loops and checks the
+ * IR against the prefix of that level). Where checks land, and which the
+ * discarding levels drop. */
+void tsr_barrier(void);
+
+/* One read and one write check before the loop, none inside. */
+void copy(double *a, const double *b, long n)
+{
+    for (long i = 0; i < n; i++)
+        a[i] = b[i] * 2;
+}
+// BASIC-LABEL: define {{.*}} @copy(
+// BASIC: phi
+// BASIC: call void @tsr_range_read(ptr {{.*}}, i64 8)
+// BASIC: call void @tsr_range_write(ptr {{.*}}, i64 8)
+// HOIST-LABEL: define {{.*}} @copy(
+// HOIST-DAG: call void @tsr_range_read(ptr %{{[0-9a-z.]+}}, i64
+// HOIST-DAG: call void @tsr_range_write(ptr %{{[0-9a-z.]+}}, i64
+// HOIST: phi
+// HOIST-NOT: call void @tsr_range
+// HOIST: {{^}}}
+
+/* Reads of a[i-1] and a[i+1], a write of b[i]: three checks when hoisted;
+ * merged, the reads of a become one. */
+void smooth(double *b, const double *a, long n)
+{
+    for (long i = 1; i < n - 1; i++)
+        b[i] = (a[i - 1] + a[i + 1]) * 0.5;
+}
+// AGH-LABEL: define {{.*}} @smooth(
+// AGH-COUNT-2: call void @tsr_range_read(
+// AGH: call void @tsr_range_write(
+// AGH: phi
+// AGH-NOT: call void @tsr_range
+// AGH: {{^}}}
+// DISC-LABEL: define {{.*}} @smooth(
+// DISC: call void @tsr_range_read(
+// DISC-NOT: call void @tsr_range_read(
+// DISC: call void @tsr_range_write(
+// DISC-NOT: call void @tsr_range
+// DISC: {{^}}}
+
+/* The same array read and written at a[i-1], a[i], a[i+1]: one write check
+ * once merged (a write check makes pages readable too). */
+void relax(double *a, long n)
+{
+    for (long i = 1; i < n - 1; i++)
+        a[i] = (a[i - 1] + 2 * a[i] + a[i + 1]) * 0.25;
+}
+// DISC-LABEL: define {{.*}} @relax(
+// DISC-NOT: call void @tsr_range_read(
+// DISC: call void @tsr_range_write(
+// DISC-NOT: call void @tsr_range
+// DISC: {{^}}}
+
+/* A column of a row-major matrix, rows of 8 KiB: the strided form, one
+ * 8-byte block per row, 8192 bytes apart; the read and the write check of
+ * the same blocks merged into the write. */
+void column(double (*m)[1024], long n, long c)
+{
+    for (long i = 0; i < n; i++)
+        m[i][c] += 1;
+}
+// HOIST-LABEL: define {{.*}} @column(
+// AGH: call void @tsr_range_read_step(ptr {{.*}}, i64 8, i64 8192, i64
+// HOIST: call void @tsr_range_write_step(ptr {{.*}}, i64 8, i64 8192, i64
+// DISC-NOT: call void @tsr_range
+// HOIST-NOT: call void @tsr_range
+// HOIST: {{^}}}
+
+/* A loop nest: aghoist checks each row before the inner loop, maxaghoist
+ * the whole matrix once before the outer loop (rows one after another). */
+void scale(double *a, long n, long m)
+{
+    for (long i = 0; i < n; i++)
+        for (long j = 0; j < m; j++)
+            a[i * m + j] *= 2;
+}
+// AGH-LABEL: define {{.*}} @scale(
+// AGH: phi
+// AGH: call void @tsr_range_read(
+// AGH: phi
+// MAXH-LABEL: define {{.*}} @scale(
+// MAXH: call void @tsr_range_read(
+// MAXH: call void @tsr_range_write(
+// MAXH: phi
+// MAXH-NOT: call void @tsr_range
+// MAXH: {{^}}}
+// MAXD-LABEL: define {{.*}} @scale(
+// MAXD: call void @tsr_range_write(
+// MAXD: phi
+// MAXD-NOT: call void @tsr_range
+// MAXD: {{^}}}
+
+/* A barrier in the outer loop: an acquire there may invalidate what a check
+ * before the loop made consistent, so the check stays inside. */
+void phases(double *a, long n, long m)
+{
+    for (long i = 0; i < n; i++) {
+        for (long j = 0; j < m; j++)
+            a[j] += 1;
+        tsr_barrier();
+    }
+}
+// MAXH-LABEL: define {{.*}} @phases(
+// MAXH: phi
+// MAXH: call void @tsr_range_write(
+// MAXH: call void @tsr_barrier
+
+/* Two loops over the same bytes with nothing between: the second loop's
+ * check is covered by the first's and discarded. */
+double twice(const double *a, long n)
+{
+    double s = 0;
+    for (long i = 0; i < n; i++)
+        s += a[i];
+    for (long i = 0; i < n; i++)
+        s *= a[i];
+    return s;
+}
+// AGH-LABEL: define {{.*}} @twice(
+// AGH-COUNT-2: call void @tsr_range_read(
+// DISC-LABEL: define {{.*}} @twice(
+// DISC: call void @tsr_range_read(
+// DISC-NOT: call void @tsr_range
+// DISC: {{^}}}
+
+/* The same with a barrier between: both checks stay. */
+double twice_sync(const double *a, long n)
+{
+    double s = 0;
+    for (long i = 0; i < n; i++)
+        s += a[i];
+    tsr_barrier();
+    for (long i = 0; i < n; i++)
+        s *= a[i];
+    return s;
+}
+// DISC-LABEL: define {{.*}} @twice_sync(
+// DISC: call void @tsr_range_read(
+// DISC: call void @tsr_barrier
+// DISC: call void @tsr_range_read(
+
+/* An index read from memory is not analysable: a[idx[i]] is left to fault,
+ * and only idx gets a check. */
+void gather(double *a, const int *idx, long n)
+{
+    for (long i = 0; i < n; i++)
+        a[idx[i]] += 1;
+}
+// HOIST-LABEL: define {{.*}} @gather(
+// HOIST: call void @tsr_range_read(ptr {{.*}}, i64
+// HOIST-NOT: call void @tsr_range
+// HOIST: {{^}}}
+
+/* The stack is never shared: no check at any level. */
+double local(long n)
+{
+    volatile double t[64];
+    for (long i = 0; i < 64; i++)
+        t[i] = (double)(i * n);
+    return t[n & 63];
+}
+// ALL-LABEL: define {{.*}} @local(
+// ALL-NOT: call void @tsr_range
+// ALL: {{^}}}
+
+/* A struct assignment (a 16-byte memcpy) in a loop is planned like a load
+ * and a store: one read and one write check before the loop. A memset of
+ * a length known only at run time is checked in place, over its length. */
+typedef struct pair {
+    double re, im;
+} pair;
+void copy_pairs(pair *dst, const pair *src, long n)
+{
+    for (long i = 0; i < n; i++)
+        dst[i] = src[n - 1 - i];
+}
+// HOIST-LABEL: define {{.*}} @copy_pairs(
+// HOIST-DAG: call void @tsr_range_read(
+// HOIST-DAG: call void @tsr_range_write(
+// HOIST: phi
+// HOIST-NOT: call void @tsr_range
+// HOIST: {{^}}}
+
+void clear(char *a, long n)
+{
+    __builtin_memset(a, 0, (unsigned long)n);
+}
+// ALL-LABEL: define {{.*}} @clear(
+// ALL: call void @tsr_range_write(ptr %0, i64 %1)
+// ALL-NEXT: call void @llvm.memset

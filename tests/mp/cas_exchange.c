@@ -1,0 +1,53 @@
+/* A range check fetches its invalid pages from their home in runs of
+ * TSR_FETCH_AHEAD pages, one exchange each, where faults would have grown
+ * their readahead from one page (1, 2, 4, ... TSR_FETCH_AHEAD). Node 0
+ * homes and writes P pages; after a barrier each other node checks them
+ * for reading: exactly ceil(P / TSR_FETCH_AHEAD) requests, every page
+ * fetched once, no fault while reading them. */
+/* tsr-test: hlrc */
+#include <stdio.h>
+
+#include "tessera.h"
+#include "util/config.h"
+
+#define PAGE 4096
+#define P 64
+
+int main(int argc, char **argv)
+{
+    tsr_init(&argc, &argv);
+    int me = tsr_node(), bad = 0;
+    tsr_attr at = TSR_ATTR_DEFAULT;
+    at.home = TSR_HOME_NODE;
+    at.home_node = 0;
+    char *a = tsr_alloc_attr((size_t)P * PAGE, &at);
+    if (me == 0)
+        for (size_t i = 0; i < P; i++)
+            a[i * PAGE + 9] = (char)(i + 1);
+    tsr_barrier();
+    if (me) {
+        tsr_stats s0, s1;
+        uint64_t f0 = 0, f1 = 0;
+        tsr_stats_get(&s0);
+        tsr_range_read(a, (size_t)P * PAGE);
+        tsr_stats_get(&s1);
+        tsr_counter_get("faults_taken", &f0);
+        for (size_t i = 0; i < P; i++)
+            bad += a[i * PAGE + 9] != (char)(i + 1);
+        tsr_counter_get("faults_taken", &f1);
+        uint64_t sent = s1.messages_sent - s0.messages_sent;
+        uint64_t want = (P + cfg.fetch_ahead - 1) / cfg.fetch_ahead;
+        if (sent != want || s1.page_fetches - s0.page_fetches != P || f1 != f0) {
+            printf("node %d: %llu requests (expected %llu), %llu pages fetched (expected %d), "
+                   "%llu faults (expected 0)\n", me, (unsigned long long)sent,
+                   (unsigned long long)want,
+                   (unsigned long long)(s1.page_fetches - s0.page_fetches), P,
+                   (unsigned long long)(f1 - f0));
+            bad++;
+        }
+    }
+    tsr_finalize();
+    if (!bad && me == 0)
+        printf("cas_exchange: ok\n");
+    return bad != 0;
+}
