@@ -96,12 +96,24 @@ static void read_all(const long *a, int me, int n)
 }
 
 /* Column 5 of a ROWS x LONGS matrix of longs, one page per row. */
+/* Garbage collections of the lazy protocol so far (0 under the others). */
+static uint64_t collections(void)
+{
+    uint64_t v = 0;
+    tsr_counter_get("lrc_collections", &v);
+    return v;
+}
+
 static void read_column(long (*m)[LONGS], int me, int n)
 {
     if (me == 0)
         for (int r = 0; r < ROWS; r++)
             m[r][5] = r * 7;
+    uint64_t gc0 = collections();
     tsr_barrier();
+    /* A collection at the barrier (TSR_LRC_GC_BYTES) brings every page up
+     * to date, and leaves the check nothing to do. */
+    int collected = collections() != gc0;
     counts c0 = now();
     tsr_range_read_step(&m[0][5], sizeof(long), PAGE, ROWS);
     long sum = 0;
@@ -112,7 +124,8 @@ static void read_column(long (*m)[LONGS], int me, int n)
     expect("faults reading the checked column", c1.faults - c0.faults, 0, 0);
     /* Every row but those homed here, where a protocol has homes. */
     uint64_t homed = (ROWS + n - 1) / n;
-    expect("column pages the step check brought", c1.pages - c0.pages, me ? ROWS - homed : 0,
+    expect("column pages the step check brought", c1.pages - c0.pages,
+           me && !collected ? ROWS - homed : 0,
            me ? ROWS : 0);
 }
 
