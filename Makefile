@@ -288,7 +288,7 @@ bench-munin: all
 install: lib $(TSRUN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
-	install -m 644 include/tessera.h include/tessera_munin.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/tessera.h include/tessera_munin.h include/tessera_ga.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a
 	install -m 755 $(LIBSO_FILE) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_FILE))
 	ln -sf $(notdir $(LIBSO_FILE)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_NAME))

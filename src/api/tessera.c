@@ -10,6 +10,7 @@
 #include "api/layout.h"
 #include "boot/boot.h"
 #include "coherence/coherence.h"
+#include "ga/ga.h"
 #include "detect/detect.h"
 #include "memory/alloc.h"
 #include "memory/region.h"
@@ -45,6 +46,7 @@ int tsr_init(int *argc, char ***argv)
     lock_init();
     barrier_init();
     stall_init();
+    ga_init();
     globals_share();
     transport_start();
     layout_send();
