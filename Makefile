@@ -261,6 +261,7 @@ bench: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)
 	python3 bench/harness.py --full
 	$(MAKE) bench-cluster
+	$(MAKE) bench-themis
 
 # Tessera against MPI across four network-namespace hosts at 1 Gbit/s
 # (needs root; bench/README.md).
@@ -277,6 +278,19 @@ bench-quick: bench-deps
 .PHONY: bench-release
 bench-release: all
 	python3 bench/release_cost.py
+
+# Themis: the paper's Figures 4 and 5, reordering counts and CG beside the
+# same accesses in OpenSHMEM (docs/THEMIS.md). The OpenSHMEM program is
+# built with Open MPI's oshcc (openmpi-bin, libopenmpi-dev).
+OSHCC ?= oshcc
+$(BUILD)/bench/ga_micro_shmem: bench/shmem/ga_micro_shmem.c bench/ga_pattern.h
+	@mkdir -p $(dir $@)
+	$(OSHCC) $(CFLAGS) -o $@ $<
+
+.PHONY: bench-themis
+bench-themis: bench-deps
+	$(MAKE) all $(BENCH_BINS) $(BUILD)/bench/ga_micro_shmem
+	bench/themis.sh | tee bench/results/themis.txt
 
 # Munin's multiple protocols: the paper's Tables 6 and 2 (docs/MUNIN.md).
 .PHONY: bench-munin

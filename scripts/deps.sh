@@ -19,6 +19,7 @@ command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v clang >/dev/null || need_apt+=(clang) # the fuzz targets (make fuzz)
 if [ "$mode" = bench ]; then
     command -v mpicc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
+    command -v oshcc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev) # bench/themis.sh
 fi
 
 case $mode in
