@@ -37,9 +37,10 @@ int main(int argc, char **argv)
     tsr_ga_attr seq_attr = TSR_GA_ATTR_DEFAULT, cache_attr = TSR_GA_ATTR_DEFAULT;
     seq_attr.engine = TSR_GA_SEQUENCER;
     cache_attr.engine = TSR_GA_ORDER_CACHE;
+    /* Before the allocations' barriers: node 1 may forge as soon as they return. */
+    uint64_t rejected0 = counter("messages_rejected"), dropped0 = counter("replies_dropped");
     tsr_ga *seq = tsr_ga_alloc(64, &seq_attr), *cache = tsr_ga_alloc(64, &cache_attr);
     uint64_t s = 0, c = 1, len8 = 8ull << 16, n1 = 1ull << 32, n3 = 3ull << 32;
-    uint64_t rejected0 = counter("messages_rejected"), dropped0 = counter("replies_dropped");
     if (me == 1) {
         tsr_ga_write64(seq, 0, 0, 42); /* the true write, number 1 */
         tsr_ga_write64(cache, 0, 8, 43);

@@ -32,8 +32,9 @@ int main(int argc, char **argv)
     int me = tsr_node();
     tsr_ga_attr attr = TSR_GA_ATTR_DEFAULT;
     attr.engine = TSR_GA_SEQUENCER;
-    tsr_ga *ga = tsr_ga_alloc(16, &attr); /* the job's first allocation: id 0 */
+    /* Before the allocation's barrier: node 1 may send as soon as it returns. */
     uint64_t early0 = counter("ga_out_of_order"), dropped0 = counter("replies_dropped");
+    tsr_ga *ga = tsr_ga_alloc(16, &attr); /* the job's first allocation: id 0 */
     if (me == 1) {
         numbered_write(3, 0, 0xc3);
         numbered_write(2, 0, 0xb2);
