@@ -96,23 +96,21 @@ void ga_store(void *p, unsigned width, uint64_t value)
            width);
 }
 
-/* The owner's segment is read and written by its own thread and by the
- * communication thread serving others: aligned atomic accesses, so that
- * neither sees the other's value half written. */
-static uint64_t local_load(tsr_ga *ga, uint64_t off, unsigned width)
+/* A segment is read and written by its owner's thread and by the
+ * communication thread serving other nodes: aligned atomic accesses, so
+ * that neither ever sees the other's value half written. */
+uint64_t ga_atomic_load(const void *p, unsigned width)
 {
-    void *p = ga->base + off;
     switch (width) {
-    case 1: return __atomic_load_n((uint8_t *)p, __ATOMIC_ACQUIRE);
-    case 2: return __atomic_load_n((uint16_t *)p, __ATOMIC_ACQUIRE);
-    case 4: return __atomic_load_n((uint32_t *)p, __ATOMIC_ACQUIRE);
-    default: return __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
+    case 1: return __atomic_load_n((const uint8_t *)p, __ATOMIC_ACQUIRE);
+    case 2: return __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE);
+    case 4: return __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
+    default: return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
     }
 }
 
-static void local_store(tsr_ga *ga, uint64_t off, unsigned width, uint64_t v)
+void ga_atomic_store(void *p, unsigned width, uint64_t v)
 {
-    void *p = ga->base + off;
     switch (width) {
     case 1: __atomic_store_n((uint8_t *)p, (uint8_t)v, __ATOMIC_RELEASE); break;
     case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, __ATOMIC_RELEASE); break;
@@ -148,7 +146,7 @@ static tsr_ga *checked(const char *fn, tsr_ga *ga, int node, size_t off, size_t 
 static uint64_t ga_read(const char *fn, tsr_ga *ga, int node, size_t off, unsigned width)
 {
     checked(fn, ga, node, off, width, width);
-    return node == cfg.node ? local_load(ga, off, width) : ga->engine->read(ga, node, off, width);
+    return node == cfg.node ? ga_atomic_load(ga->base + off, width) : ga->engine->read(ga, node, off, width);
 }
 
 static void ga_write(const char *fn, tsr_ga *ga, int node, size_t off, unsigned width,
@@ -156,7 +154,7 @@ static void ga_write(const char *fn, tsr_ga *ga, int node, size_t off, unsigned 
 {
     checked(fn, ga, node, off, width, width);
     if (node == cfg.node)
-        local_store(ga, off, width, v);
+        ga_atomic_store(ga->base + off, width, v);
     else
         ga->engine->write(ga, node, off, width, v, sync);
 }
@@ -170,7 +168,7 @@ static void ga_read_async(const char *fn, tsr_ga *ga, int node, size_t off, unsi
     __atomic_fetch_add(&signal->pending, 1, __ATOMIC_RELAXED);
     if (node == cfg.node) {
         ga_op op = {.result = result, .signal = signal, .width = width};
-        ga_deliver(&op, local_load(ga, off, width));
+        ga_deliver(&op, ga_atomic_load(ga->base + off, width));
     } else {
         ga->engine->read_async(ga, node, off, width, result, signal);
     }

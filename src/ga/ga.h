@@ -85,7 +85,10 @@ tsr_ga *ga_lookup(uint64_t id);
  * write acknowledged, a signal at zero, every request answered). */
 void ga_event_post(void);
 void ga_wait_for(int (*ready)(void *arg), void *arg);
-/* Values in a byte buffer, of width 1, 2, 4 or 8, unaligned. */
+/* Aligned atomic accesses of width 1, 2, 4 or 8 to a segment. */
+uint64_t ga_atomic_load(const void *p, unsigned width);
+void ga_atomic_store(void *p, unsigned width, uint64_t value);
+/* Values in a private byte buffer, of width 1, 2, 4 or 8, unaligned. */
 uint64_t ga_load(const void *p, unsigned width);
 void ga_store(void *p, unsigned width, uint64_t value);
 /* Stores an async read's value at its caller's result and lowers its signal. */

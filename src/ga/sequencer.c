@@ -62,14 +62,22 @@ static void sq_create(tsr_ga *ga, const tsr_ga_attr *attr)
     ga->state = s;
 }
 
+static void free_list(early *e)
+{
+    while (e) {
+        early *next = e->next;
+        free(e);
+        e = next;
+    }
+}
+
+/* A queue is empty unless a peer sent numbers it never filled in. */
 static void sq_destroy(tsr_ga *ga)
 {
     sequencer *s = ga->state;
-    while (s->spare) {
-        early *e = s->spare;
-        s->spare = e->next;
-        free(e);
-    }
+    free_list(s->spare);
+    for (int p = 0; p < cfg.nodes; p++)
+        free_list(s->peers[p].queue);
     free(s->peers);
     free(s);
 }

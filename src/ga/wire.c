@@ -69,7 +69,7 @@ static void copy_in(uint8_t *dst, const uint8_t *src, uint32_t len, uint8_t mask
             if (mask & (1u << i))
                 __atomic_store_n(dst + i, src[i], __ATOMIC_RELAXED);
     } else if (atomic_width(off, len)) {
-        ga_store(dst, len, ga_load(src, len));
+        ga_atomic_store(dst, len, ga_load(src, len));
     } else {
         memcpy(dst, src, len);
     }
@@ -93,7 +93,7 @@ void ga_serve(tsr_ga *ga, int src, const tsr_msg_hdr *h, const void *payload)
     if (!out)
         log_die("out of memory serving a %u-byte global read", len);
     if (out == &word)
-        ga_store(out, len, ga_load(at, len));
+        ga_store(out, len, ga_atomic_load(at, len));
     else
         memcpy(out, at, len);
     am_send_unordered(src, MSG_GA_GET_REP, seq, h->arg[1], 0, out, len);
