@@ -17,9 +17,9 @@
  * per pair of nodes, which also gives every node the same order of one
  * node's writes to one owner.
  *
- * Offsets must be aligned to the access's size. Every call here but
- * tsr_ga_local and tsr_ga_size must come from the thread that called
- * tsr_init; tsr_ga_alloc, tsr_ga_free and tsr_ga_barrier are collective.
+ * Offsets must be aligned to the access's size. Every call here must come
+ * from the thread that called tsr_init; tsr_ga_alloc, tsr_ga_free and
+ * tsr_ga_barrier are collective.
  */
 #ifndef TESSERA_GA_H
 #define TESSERA_GA_H

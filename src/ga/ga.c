@@ -20,7 +20,10 @@
 #include "util/guard.h"
 #include "util/log.h"
 
-/* Allocations alive at once (ids travel in 16 bits; msg.h's MSG_GA_SEGS). */
+/* Allocations alive at once (msg.h's MSG_GA_SEGS), by id. An allocation's
+ * handle is its slot, never freed, so a handle kept after tsr_ga_free is
+ * still safe to check (it names a dead slot, or a later allocation). */
+static tsr_ga slots[MSG_GA_SEGS];
 static tsr_ga *table[MSG_GA_SEGS];
 
 #define GA_COUNTER(var, meaning) stats_counter var = {.name = #var, .text = meaning}
@@ -131,7 +134,7 @@ static tsr_ga *checked(const char *fn, tsr_ga *ga, int node, size_t off, size_t 
                        size_t align)
 {
     guard_check(fn);
-    if (!ga || ga_lookup(ga->id) != ga)
+    if (ga < slots || ga >= slots + MSG_GA_SEGS || table[ga - slots] != ga)
         log_die("%s: %p is not a live global allocation", fn, (void *)ga);
     if (node < 0 || node >= cfg.nodes)
         log_die("%s: node %d is not a node of this %d-node job", fn, node, cfg.nodes);
@@ -343,11 +346,12 @@ tsr_ga *tsr_ga_alloc(size_t bytes, const tsr_ga_attr *attr)
                 (unsigned long long)GA_SEGMENT_MAX);
     /* Whole lines, so that OrderCache never fetches past the end. */
     bytes = (bytes + GA_LINE - 1) / GA_LINE * GA_LINE;
-    tsr_ga *ga = calloc(1, sizeof *ga);
     void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (!ga || base == MAP_FAILED)
+    if (base == MAP_FAILED)
         log_die("tsr_ga_alloc(%zu): out of memory", bytes);
-    *ga = (tsr_ga){.id = (uint16_t)free_id(), .kind = a.engine, .size = bytes, .base = base,
+    int id = free_id();
+    tsr_ga *ga = &slots[id];
+    *ga = (tsr_ga){.id = (uint16_t)id, .kind = a.engine, .size = bytes, .base = base,
                    .engine = engine_of(a.engine)};
     ga->engine->create(ga, &a);
     /* Published before the barrier: no request for it can come earlier. */
@@ -366,12 +370,14 @@ void tsr_ga_free(tsr_ga *ga)
     table[ga->id] = NULL;
     ga->engine->destroy(ga);
     munmap(ga->base, ga->size);
-    free(ga);
 }
 
-void *tsr_ga_local(tsr_ga *ga) { return ga ? ga->base : NULL; }
-size_t tsr_ga_size(tsr_ga *ga) { return ga ? ga->size : 0; }
-tsr_ga_engine tsr_ga_engine_of(tsr_ga *ga) { return ga ? ga->kind : TSR_GA_ENGINE_DEFAULT; }
+void *tsr_ga_local(tsr_ga *ga) { return checked("tsr_ga_local", ga, cfg.node, 0, 0, 1)->base; }
+size_t tsr_ga_size(tsr_ga *ga) { return checked("tsr_ga_size", ga, cfg.node, 0, 0, 1)->size; }
+tsr_ga_engine tsr_ga_engine_of(tsr_ga *ga)
+{
+    return checked("tsr_ga_engine_of", ga, cfg.node, 0, 0, 1)->kind;
+}
 
 void tsr_ga_barrier(void)
 {
