@@ -62,12 +62,25 @@ static int atomic_width(uint64_t off, uint32_t len)
     return (len == 1 || len == 2 || len == 4 || len == 8) && off % len == 0;
 }
 
+/* A line's dirty bytes go in with one compare-and-swap of the aligned
+ * word, so a reader of any access inside it sees all of a write or none. */
+static void masked_store(uint8_t *dst, const uint8_t *src, uint8_t mask)
+{
+    uint64_t bits = 0, value = ga_load(src, GA_LINE);
+    for (int i = 0; i < GA_LINE; i++)
+        if (mask & (1u << i))
+            bits |= (uint64_t)0xff << (8 * i);
+    uint64_t *word = (uint64_t *)dst;
+    uint64_t old = __atomic_load_n(word, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(word, &old, (old & ~bits) | (value & bits), 1,
+                                        __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        ;
+}
+
 static void copy_in(uint8_t *dst, const uint8_t *src, uint32_t len, uint8_t mask, uint64_t off)
 {
     if (mask) {
-        for (int i = 0; i < GA_LINE; i++)
-            if (mask & (1u << i))
-                __atomic_store_n(dst + i, src[i], __ATOMIC_RELAXED);
+        masked_store(dst, src, mask);
     } else if (atomic_width(off, len)) {
         ga_atomic_store(dst, len, ga_load(src, len));
     } else {
