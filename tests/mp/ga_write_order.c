@@ -5,9 +5,13 @@
  * x = v (the writes touch different lines, and OrderCache or OrderNoCache
  * may deliver them in either order); the Sequencer applies one node's
  * writes to one owner in the order they were issued, so every reader sees
- * x >= y, always. Run at 3 and 4 nodes so that two or three nodes watch. */
+ * x >= y, always. Run at 3 and 4 nodes so that two or three nodes watch.
+ * With the argument `job` it uses the job's engine (TSR_GA_ENGINE) instead:
+ * under the udp transport's injected reordering, the Order engines are
+ * then expected to fail it, which shows the test can. */
 /* tsr-test: ga_seq -n 3,4 */
 #include <stdio.h>
+#include <string.h>
 
 #include "tessera_ga.h"
 
@@ -22,7 +26,8 @@ int main(int argc, char **argv)
     tsr_init(&argc, &argv);
     int me = tsr_node(), n = tsr_nodes(), home = n - 1;
     tsr_ga_attr attr = TSR_GA_ATTR_DEFAULT;
-    attr.engine = TSR_GA_SEQUENCER;
+    if (!(argc > 1 && !strcmp(argv[1], "job")))
+        attr.engine = TSR_GA_SEQUENCER;
     tsr_ga *ga = tsr_ga_alloc(128, &attr);
     long bad = 0, pairs = 0, moving = 0;
     uint64_t v = 0;
