@@ -81,7 +81,8 @@ static void product_ghost(double *q, double *whole)
 /* Returns the final residual norm. */
 static double cg(int ghost)
 {
-    double *x = calloc((size_t)rows, 8), *r = malloc((size_t)rows * 8), *q = malloc((size_t)rows * 8);
+    double *x = calloc((size_t)rows, 8), *r = malloc((size_t)rows * 8);
+    double *q = malloc((size_t)rows * 8);
     double *whole = malloc((size_t)n * 8), *p = tsr_ga_local(pvec);
     for (int i = 0; i < rows; i++)
         r[i] = p[i] = 1.0 + (lo + i) % 7;

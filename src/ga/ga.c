@@ -149,7 +149,9 @@ static tsr_ga *checked(const char *fn, tsr_ga *ga, int node, size_t off, size_t 
 static uint64_t ga_read(const char *fn, tsr_ga *ga, int node, size_t off, unsigned width)
 {
     checked(fn, ga, node, off, width, width);
-    return node == cfg.node ? ga_atomic_load(ga->base + off, width) : ga->engine->read(ga, node, off, width);
+    if (node == cfg.node)
+        return ga_atomic_load(ga->base + off, width);
+    return ga->engine->read(ga, node, off, width);
 }
 
 static void ga_write(const char *fn, tsr_ga *ga, int node, size_t off, unsigned width,
@@ -248,6 +250,7 @@ static void bulk(tsr_ga *ga, int node, size_t off, void *get_dst, const void *pu
     for (size_t i = 0; i < chunks; i++) {
         size_t at = i * MSG_GA_CHUNK, len = n - at < MSG_GA_CHUNK ? n - at : MSG_GA_CHUNK;
         ga_op *op = &ops[i];
+        ga_throttle(ga);
         *op = (ga_op){.done = bulk_done, .ga = ga, .node = node};
         waiter_init(&op->w, 1);
         if (get_dst) {

@@ -96,6 +96,10 @@ void ga_deliver(ga_op *op, uint64_t value);
 
 /* ---- wire.c ---- */
 void ga_wire_init(void);
+/* Waits while the allocation has too many requests in flight. Called
+ * before each access, never with an engine's lock held (the replies that
+ * end the wait may need it). */
+void ga_throttle(tsr_ga *ga);
 /* Sends a read of len bytes at (node, off) for op (op->done gets them). */
 void ga_send_get(ga_op *op, uint64_t off, uint32_t len);
 /* Sends a write of len bytes; mask (8-byte writes only): the bytes that count. */

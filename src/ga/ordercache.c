@@ -81,6 +81,7 @@ static void wait_to_fetch(tsr_ga *ga, ga_lines *L, const ga_where *w)
 
 static uint64_t oc_read(tsr_ga *ga, int node, uint64_t off, unsigned width)
 {
+    ga_throttle(ga);
     ga_lines *L = ga->state;
     ga_where w = lines_where(L, node, off, width);
     ga_desc *d = &L->desc[w.index];
@@ -123,6 +124,7 @@ static void async_read_done(ga_op *op, const void *data, uint32_t len)
 static void oc_read_async(tsr_ga *ga, int node, uint64_t off, unsigned width, void *result,
                           tsr_ga_signal *signal)
 {
+    ga_throttle(ga);
     ga_lines *L = ga->state;
     ga_where w = lines_where(L, node, off, width);
     ga_desc *d = &L->desc[w.index];
@@ -150,6 +152,7 @@ static void oc_read_async(tsr_ga *ga, int node, uint64_t off, unsigned width, vo
 static void oc_write(tsr_ga *ga, int node, uint64_t off, unsigned width, uint64_t value,
                      int sync)
 {
+    ga_throttle(ga);
     ga_lines *L = ga->state;
     ga_where w = lines_where(L, node, off, width);
     ga_desc *d = &L->desc[w.index];
@@ -180,6 +183,9 @@ static void oc_fence(tsr_ga *ga)
         ga_desc *d = &L->desc[i];
         if (!d->dirty)
             continue;
+        pthread_mutex_unlock(&L->lock);
+        ga_throttle(ga);
+        pthread_mutex_lock(&L->lock);
         while (!lines_may_write(d))
             lines_stall(L, d);
         lines_send_write(ga, i, lines_node(L, i, d->tag), lines_offset(L, i, d->tag), L->line[i],

@@ -39,6 +39,7 @@ static void send_read(tsr_ga *ga, ga_op *op, uint64_t off)
 
 static uint64_t nc_read(tsr_ga *ga, int node, uint64_t off, unsigned width)
 {
+    ga_throttle(ga);
     ga_lines *L = ga->state;
     uint64_t value = 0;
     ga_op op = {.done = read_done, .ga = ga, .node = node, .width = width, .result = &value};
@@ -54,6 +55,7 @@ static uint64_t nc_read(tsr_ga *ga, int node, uint64_t off, unsigned width)
 static void nc_read_async(tsr_ga *ga, int node, uint64_t off, unsigned width, void *result,
                           tsr_ga_signal *signal)
 {
+    ga_throttle(ga);
     ga_lines *L = ga->state;
     ga_op *op = malloc(sizeof *op);
     if (!op)
@@ -69,6 +71,7 @@ static void nc_read_async(tsr_ga *ga, int node, uint64_t off, unsigned width, vo
 static void nc_write(tsr_ga *ga, int node, uint64_t off, unsigned width, uint64_t value,
                      int sync)
 {
+    ga_throttle(ga);
     ga_lines *L = ga->state;
     ga_where w = lines_where(L, node, off, width);
     ga_desc *d = &L->desc[w.index];

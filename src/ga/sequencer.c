@@ -175,6 +175,7 @@ static void done(ga_op *op, const void *data, uint32_t len)
 static ga_op *numbered(tsr_ga *ga, ga_op *op, int node, unsigned width)
 {
     sequencer *s = ga->state;
+    ga_throttle(ga);
     if (!op && !(op = malloc(sizeof *op)))
         log_die("out of memory for a global access");
     peer *p = &s->peers[node];

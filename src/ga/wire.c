@@ -27,16 +27,21 @@ static uint64_t pack(const ga_op *op, uint32_t lenmask)
 }
 
 /* In-flight requests of one allocation are bounded, so that a program
- * issuing asynchronous writes without end cannot take every request id. */
+ * issuing asynchronous writes without end cannot take every request id.
+ * An access sends at most two requests after its ga_throttle. */
 #define INFLIGHT_MAX 2048
 
 static int below_max(void *arg) { return atomic_load(&((tsr_ga *)arg)->inflight) < INFLIGHT_MAX; }
 
+void ga_throttle(tsr_ga *ga)
+{
+    if (!below_max(ga))
+        ga_wait_for(below_max, ga);
+}
+
 static void launch(ga_op *op, int type, uint64_t off, uint64_t a2, const void *bytes,
                    uint32_t len, int reply)
 {
-    if (atomic_load(&op->ga->inflight) >= INFLIGHT_MAX)
-        ga_wait_for(below_max, op->ga);
     atomic_fetch_add(&op->ga->inflight, 1);
     COUNTER_ADD(ga_requests, 1);
     uint64_t id = req_open(op->node, reply, op);

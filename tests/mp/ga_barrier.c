@@ -10,7 +10,9 @@
 #include "ga_test.h"
 #include "tessera_ga.h"
 
-#define SLICE 64 /* every segment fits the default cache (64 lines a node): stale lines would stay */
+/* Every segment fits the default cache (64 lines a node), so a stale line
+ * would stay there to be read. */
+#define SLICE 64
 #define ROUNDS 16
 
 static uint64_t value(int round, int writer, int node, size_t i, unsigned width)

@@ -61,10 +61,12 @@ int main(int argc, char **argv)
     tsr_barrier();
     long bad = 0;
     if (me == 0) {
-        uint64_t r = counter("messages_rejected") - rejected0, d = counter("replies_dropped") - dropped0;
+        uint64_t r = counter("messages_rejected") - rejected0;
+        uint64_t d = counter("replies_dropped") - dropped0;
         const uint64_t *sv = tsr_ga_local(seq), *cv = tsr_ga_local(cache);
         bad += r != (uint64_t)REJECTED || d != 1 || sv[0] != 42 || cv[1] != 43 || cv[0] != 0;
-        printf("node 0: %llu forgeries rejected, %llu dropped (%d and 1 sent); values %llu %llu %s\n",
+        printf("node 0: %llu forgeries rejected, %llu dropped (%d and 1 sent); "
+               "values %llu %llu %s\n",
                (unsigned long long)r, (unsigned long long)d, REJECTED, (unsigned long long)sv[0],
                (unsigned long long)cv[1], bad ? "FAIL" : "PASS");
     } else {

@@ -115,7 +115,9 @@ int main(int argc, char **argv)
         size_t off = (size_t)me * SLICE + o.off;
         uint64_t seen;
         switch (o.kind) {
-        case 0: case 1: case 2: case 3: write_at(ga, o.node, off, o.width, o.v1, o.kind == 3); break;
+        case 0: case 1: case 2: case 3:
+            write_at(ga, o.node, off, o.width, o.v1, o.kind == 3);
+            break;
         case 4:
             write_at(ga, o.node, off, o.width, o.v1, 0);
             write_at(ga, o.node, off, o.width, o.v2, 0);
