@@ -58,6 +58,7 @@ int tsr_init(int *argc, char ***argv)
 void tsr_finalize(void)
 {
     guard_check("tsr_finalize");
+    ga_fence_all();
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
     barrier_collective(&sig);
     int stats_lost = stats_report();

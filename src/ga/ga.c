@@ -382,12 +382,17 @@ tsr_ga_engine tsr_ga_engine_of(tsr_ga *ga)
     return checked("tsr_ga_engine_of", ga, cfg.node, 0, 0, 1)->kind;
 }
 
-void tsr_ga_barrier(void)
+void ga_fence_all(void)
 {
-    guard_check("tsr_ga_barrier");
     for (int i = 0; i < MSG_GA_SEGS; i++)
         if (table[i])
             table[i]->engine->fence(table[i]);
+}
+
+void tsr_ga_barrier(void)
+{
+    guard_check("tsr_ga_barrier");
+    ga_fence_all();
     coll_sig sig = ga_sig(COLL_GA_BARRIER, 0, NULL);
     barrier_collective(&sig);
 }

@@ -78,6 +78,10 @@ struct tsr_ga {
 /* ---- ga.c ---- */
 /* Registers the counters and the message handlers (at tsr_init). */
 void ga_init(void);
+/* Completes every access this node issued to any allocation: at
+ * tsr_ga_barrier, and at tsr_finalize so that none is still in flight when
+ * the connections close. */
+void ga_fence_all(void);
 /* The allocation `id` names, or NULL. */
 tsr_ga *ga_lookup(uint64_t id);
 /* Completion events: every completed request posts one, and the
