@@ -59,6 +59,8 @@ void ga_event_post(void)
  * completion between the two wakes the futex wait at once. */
 void ga_wait_for(int (*ready)(void *arg), void *arg)
 {
+    if (cfg.progress != PROGRESS_BLOCK)
+        am_expect_reply(); /* the comm thread polls while this one spins */
     double until = now_s() + cfg.spin_us * 1e-6;
     for (unsigned i = 1;; i++) {
         uint32_t seen = atomic_load(&events);
