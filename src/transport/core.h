@@ -31,6 +31,11 @@ const char *transport_name(void);
 
 /* For am.c: to a peer, to this node's comm thread, and the hybrid spin hint. */
 void core_post(int dest, am_msg *m);
+void core_post_unordered(int dest, am_msg *m);
+int core_multicast(const int *dests, int n, const am_msg *m);
+int core_multicast_native(void);
+/* 1 on the comm thread (which must never wait for its own progress). */
+int core_on_comm_thread(void);
 void core_post_self(am_msg *m);
 void core_expect_reply(void);
 

@@ -410,5 +410,5 @@ static void shm_stop(void)
     free(watch);
 }
 
-const tsr_backend shm_backend = {"shm", shm_start, shm_post, shm_progress, shm_wake, shm_idle,
-                                 shm_stop};
+const tsr_backend shm_backend = {"shm", shm_start, shm_post, NULL, NULL, NULL, shm_progress, shm_wake,
+                                 shm_idle, shm_stop};

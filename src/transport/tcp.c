@@ -207,5 +207,5 @@ static void tcp_stop(void)
     close(wake_fd);
 }
 
-const tsr_backend tcp_backend = {"tcp", tcp_start, tcp_post, tcp_progress, tcp_wake, tcp_idle,
-                                 tcp_stop};
+const tsr_backend tcp_backend = {"tcp", tcp_start, tcp_post, NULL, NULL, NULL, tcp_progress, tcp_wake,
+                                 tcp_idle, tcp_stop};
