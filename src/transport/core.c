@@ -289,6 +289,7 @@ void transport_start(void)
     life = calloc((size_t)cfg.nodes, sizeof *life);
     if (!life)
         log_die("cannot set up the transport: out of memory");
+    sendq_init();
     last_tick = last_beat = now_s();
     for (int j = 0; j < cfg.nodes; j++)
         life[j].heard = last_tick;

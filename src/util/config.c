@@ -248,6 +248,8 @@ void config_load(void)
     cfg.proto_lrc = env_choice("TSR_PROTO", proto, 0);
     cfg.lrc_gc_bytes = env_size("TSR_LRC_GC_BYTES", (size_t)64 << 20, (size_t)64 << 10,
                                 (size_t)1 << 40, "64K to 1T");
+    cfg.send_queue = env_size("TSR_SEND_QUEUE", (size_t)64 << 20, (size_t)4 << 10,
+                              (size_t)1 << 40, "4K to 1T");
     cfg.aslr_keep = aslr_keep();
     if (cfg.aslr_keep < 0)
         log_die("TSR_ASLR='%s' is not one of: off, keep", env("TSR_ASLR"));

@@ -54,6 +54,7 @@ typedef struct tsr_config {
     int shm_fd;               /* TSR_SHM_FD: tsrun's rings (shm.c), -1 without */
     int proto_lrc;            /* TSR_PROTO=hlrc (default) | lrc: what TSR_PROTO_HLRC means */
     size_t lrc_gc_bytes;      /* TSR_LRC_GC_BYTES: LRC's interval and diff memory bound */
+    size_t send_queue;        /* TSR_SEND_QUEUE: bytes queued to one peer before senders wait */
     int aslr_keep;            /* TSR_ASLR=keep: nodes may have different address layouts */
     int share_globals;        /* TSR_SHARE_GLOBALS=1: the program's globals are shared */
     int ga_engine;            /* TSR_GA_ENGINE: a tsr_ga_engine (tessera_ga.h), never the default */
