@@ -307,6 +307,7 @@ bench: bench-deps
 	python3 bench/harness.py --full
 	$(MAKE) bench-cluster
 	$(MAKE) bench-cas
+	$(MAKE) bench-themis
 
 # Tessera against MPI across four network-namespace hosts at 1 Gbit/s
 # (needs root; bench/README.md).
@@ -330,6 +331,18 @@ CAS_REPS ?= 1
 bench-cas: deps
 	$(MAKE) all
 	python3 bench/cas_table.py --reps $(CAS_REPS)
+# Themis: the paper's Figures 4 and 5, reordering counts and CG beside the
+# same accesses in OpenSHMEM (docs/THEMIS.md). The OpenSHMEM program is
+# built with Open MPI's oshcc (openmpi-bin, libopenmpi-dev).
+OSHCC ?= oshcc
+$(BUILD)/bench/ga_micro_shmem: bench/shmem/ga_micro_shmem.c bench/ga_pattern.h
+	@mkdir -p $(dir $@)
+	$(OSHCC) $(CFLAGS) -o $@ $<
+
+.PHONY: bench-themis
+bench-themis: bench-deps
+	$(MAKE) all $(BENCH_BINS) $(BUILD)/bench/ga_micro_shmem
+	bench/themis.sh | tee bench/results/themis.txt
 
 # Munin's multiple protocols: the paper's Tables 6 and 2 (docs/MUNIN.md).
 .PHONY: bench-munin
@@ -341,7 +354,7 @@ bench-munin: all
 install: lib $(TSRUN) $(if $(HAVE_LLVM),$(CAS_PLUGIN))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
-	install -m 644 include/tessera.h include/tessera_munin.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/tessera.h include/tessera_munin.h include/tessera_ga.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a
 	install -m 755 $(LIBSO_FILE) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_FILE))
 	ln -sf $(notdir $(LIBSO_FILE)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_NAME))

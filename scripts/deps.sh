@@ -24,6 +24,7 @@ command -v clang-16 >/dev/null || need_apt+=(clang-16)
 [ -x /usr/lib/llvm-16/bin/FileCheck ] || need_apt+=(llvm-16-tools)
 if [ "$mode" = bench ]; then
     command -v mpicc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
+    command -v oshcc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev) # bench/themis.sh
 fi
 
 case $mode in

@@ -11,6 +11,7 @@
 #include "api/malloc.h"
 #include "boot/boot.h"
 #include "coherence/coherence.h"
+#include "ga/ga.h"
 #include "detect/detect.h"
 #include "memory/alloc.h"
 #include "memory/region.h"
@@ -47,6 +48,7 @@ int tsr_init(int *argc, char ***argv)
     lock_init();
     barrier_init();
     stall_init();
+    ga_init();
     globals_share();
     transport_start();
     layout_send();
@@ -58,6 +60,7 @@ int tsr_init(int *argc, char ***argv)
 void tsr_finalize(void)
 {
     guard_check("tsr_finalize");
+    ga_fence_all();
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
     barrier_collective(&sig);
     int stats_lost = stats_report();

@@ -46,6 +46,13 @@ const char *coll_describe(const coll_sig *s, char *buf, size_t len)
             snprintf(buf, len, "tsr_alloc_attr(%llu, attributes with hash %016llx)", arg,
                      (unsigned long long)s->attr);
         break;
+    case COLL_GA_ALLOC:
+        snprintf(buf, len, "tsr_ga_alloc(%llu, engine %llu, cache bits %llu,%llu)", arg,
+                 (unsigned long long)(s->attr & 0xff), (unsigned long long)(s->attr >> 8 & 0xff),
+                 (unsigned long long)(s->attr >> 16 & 0xff));
+        break;
+    case COLL_GA_FREE: snprintf(buf, len, "tsr_ga_free(an allocation of %llu bytes)", arg); break;
+    case COLL_GA_BARRIER: snprintf(buf, len, "tsr_ga_barrier()"); break;
     default: snprintf(buf, len, "an unknown collective call (kind %llu)",
                       (unsigned long long)s->kind);
     }

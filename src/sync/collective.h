@@ -16,7 +16,16 @@
 
 #include "tessera.h"
 
-typedef enum { COLL_INIT, COLL_BARRIER, COLL_ALLOC, COLL_FREE, COLL_FINALIZE } coll_kind;
+typedef enum {
+    COLL_INIT,
+    COLL_BARRIER,
+    COLL_ALLOC,
+    COLL_FREE,
+    COLL_FINALIZE,
+    COLL_GA_ALLOC,   /* tsr_ga_alloc: arg the segment size, attr its engine and cache shape */
+    COLL_GA_FREE,    /* tsr_ga_free: arg the segment size */
+    COLL_GA_BARRIER, /* tsr_ga_barrier */
+} coll_kind;
 
 /* On the wire, at the end of MSG_BARRIER_ARRIVE's payload. */
 typedef struct coll_sig {

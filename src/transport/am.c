@@ -225,6 +225,8 @@ static const char *arg_broken(int rule, uint64_t a)
         [ARG_COUNT] = "more entries than the region has pages",
         [ARG_LOCK] = "a lock id out of range",
         [ARG_NODE] = "a node outside the job",
+        [ARG_GA_GET] = "a segment id or read length out of range",
+        [ARG_GA_PUT] = "a segment id out of range",
     };
     int bad;
     switch (rule) {
@@ -240,6 +242,11 @@ static const char *arg_broken(int rule, uint64_t a)
         break;
     case ARG_NODE:
         bad = (int64_t)a != -1 && a >= (uint64_t)cfg.nodes;
+        break;
+    case ARG_GA_GET:
+    case ARG_GA_PUT:
+        bad = (a & 0xffff) >= MSG_GA_SEGS ||
+              (rule == ARG_GA_GET && ((a >> 16 & 0xffff) == 0 || (a >> 16 & 0xffff) > MSG_GA_CHUNK));
         break;
     default: /* ARG_ANY; ARG_REPLY is checked against the request table */
         bad = 0;

@@ -39,6 +39,8 @@ enum {
     ARG_LOCK,  /* a lock id, below TSR_MAX_LOCKS */
     ARG_NODE,  /* a node of the job, or -1 (all of them) */
     ARG_REPLY, /* an outstanding request id, sent to the sender, due this type */
+    ARG_GA_GET,/* Themis read: bits 0-15 a segment id below MSG_GA_SEGS, 16-31 a length 1..MSG_GA_CHUNK */
+    ARG_GA_PUT,/* Themis write: bits 0-15 a segment id below MSG_GA_SEGS (16-23 byte mask, 32-63 number) */
 };
 #define ARGS(a0, a1, a2) {(a0), (a1), (a2)}
 
@@ -51,6 +53,10 @@ enum {
  * bound to locks, intervals), checked frame by frame by their protocols:
  * no node accepts more than 1 GiB of them in one message (128 Mi notices). */
 #define MSG_FRAMES_MAX (1u << 30)
+/* Themis (ga/): global allocations alive at once, and the most bytes one
+ * read or write moves (a bulk transfer is cut into chunks of this size). */
+#define MSG_GA_SEGS 256
+#define MSG_GA_CHUNK 32768
 /* An address layout (api/layout.c): at most 256 images of 64 bytes. */
 #define MSG_LAYOUT_MAX (256 * 64)
 
@@ -93,6 +99,10 @@ enum {
     X(MSG_DISTRIBUTE,     "image",               "reply",        "offset",       "bytes",                    LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "Tmk_distribute: write the bytes at `offset` in loaded image `image` of the receiver (its globals)") \
     X(MSG_DISTRIBUTE_ACK, "-",                   "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "the bytes of a MSG_DISTRIBUTE are written") \
     X(MSG_LAYOUT,         "-", "-", "-", "(base,id,name[48])*", LEN_MAX(MSG_LAYOUT_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to node 0 at tsr_init: the sender's loaded images in load order, which must be node 0's (api/layout.c)") \
+    X(MSG_GA_GET,         "offset",              "reply",        "seg,len,seq",  "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_GA_GET), "Themis: read len bytes at `offset` of the receiver's segment `seg`; seq (Sequencer only, else 0) is the sender's number for this pair of nodes. The handler checks the segment exists, the bytes lie inside it, and seq is not one already served or queued nor too far ahead") \
+    X(MSG_GA_GET_REP,     "seq",                 "reply",        "-",            "bytes",                    LEN_MAX(MSG_GA_CHUNK), ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "Themis: the bytes read; the handler checks the length and seq against the request") \
+    X(MSG_GA_PUT,         "offset",              "reply",        "seg,mask,seq", "bytes",                    LEN_MAX(MSG_GA_CHUNK), ARGS(ARG_ANY, ARG_ANY, ARG_GA_PUT), "Themis: write the payload at `offset` of segment `seg` (only the bytes of `mask`, if not 0, of an aligned 8-byte line); the handler checks as for MSG_GA_GET, a non-empty payload, and that a mask comes only with an aligned 8-byte write") \
+    X(MSG_GA_PUT_ACK,     "seq",                 "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "Themis: the write is done; the handler checks seq against the request") \
     X(MSG_ECHO_REQ,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "transport round-trip probe (bench)") \
     X(MSG_ECHO_REP,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "reply to MSG_ECHO_REQ with the same payload") \
     X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               LEN_MAX(4096), ARGS(ARG_NODE, ARG_ANY, ARG_ANY), "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \

@@ -58,6 +58,9 @@ typedef struct tsr_config {
     size_t send_queue;        /* TSR_SEND_QUEUE: bytes queued to one peer before senders wait */
     int aslr_keep;            /* TSR_ASLR=keep: nodes may have different address layouts */
     int share_globals;        /* TSR_SHARE_GLOBALS=1: the program's globals are shared */
+    int ga_engine;            /* TSR_GA_ENGINE: a tsr_ga_engine (tessera_ga.h), never the default */
+    int ga_cache_node_bits;   /* TSR_GA_CACHE_NODE_BITS: OrderCache index bits from the node */
+    int ga_cache_addr_bits;   /* TSR_GA_CACHE_ADDR_BITS: OrderCache index bits from the line */
 } tsr_config;
 
 extern tsr_config cfg;

@@ -34,6 +34,9 @@ refuse TSR_PROTO=treadmarks "TSR_PROTO='treadmarks' is not one of the accepted v
 refuse TSR_LOCK_HANDOFF=relay "TSR_LOCK_HANDOFF='relay' is not one of the accepted values"
 refuse TSR_LRC_GC_BYTES=1K "TSR_LRC_GC_BYTES='1K' is out of range: 64K to 1T"
 refuse TSR_LRC_GC_BYTES=lots "TSR_LRC_GC_BYTES='lots' is not a size"
+refuse TSR_GA_ENGINE=cache "TSR_GA_ENGINE='cache' is not one of the accepted values"
+refuse TSR_GA_CACHE_NODE_BITS=13 "TSR_GA_CACHE_NODE_BITS='13' is not an integer in \[0, 12\]"
+refuse TSR_GA_CACHE_ADDR_BITS=-1 "TSR_GA_CACHE_ADDR_BITS='-1' is not an integer in \[0, 24\]"
 refuse TSR_SEND_QUEUE=1K "TSR_SEND_QUEUE='1K' is out of range: 4K to 1T"
 refuse TSR_SEND_QUEUE=-5 "TSR_SEND_QUEUE='-5' is not a size"
 

@@ -95,6 +95,25 @@ static void request_ids(void)
     CHECK(req_outstanding() == 0, "a closed request is still open");
 }
 
+/* Themis' packed segment arguments: segment ids below MSG_GA_SEGS, read
+ * lengths of 1 to MSG_GA_CHUNK bytes, write payloads up to a chunk. */
+static void ga_rules(void)
+{
+    uint64_t seg_last = MSG_GA_SEGS - 1, len1 = 1ull << 16, seq = 7ull << 32;
+    CHECK(accepted(MSG_GA_GET, 0, 0, 0, seg_last | len1 | seq), "the last segment refused");
+    CHECK(!accepted(MSG_GA_GET, 0, 0, 0, MSG_GA_SEGS | len1), "a segment past the end accepted");
+    CHECK(!accepted(MSG_GA_GET, 0, 0, 0, 3), "a read of no bytes accepted");
+    CHECK(accepted(MSG_GA_GET, 0, 0, 0, 3 | (uint64_t)MSG_GA_CHUNK << 16) &&
+              !accepted(MSG_GA_GET, 0, 0, 0, 3 | (uint64_t)(MSG_GA_CHUNK + 1) << 16),
+          "read length at most a chunk");
+    CHECK(!accepted(MSG_GA_GET, 8, 0, 0, 3 | len1), "a payload on a read accepted");
+    CHECK(accepted(MSG_GA_PUT, MSG_GA_CHUNK, 0, 0, seg_last | 0xffull << 16) &&
+              !accepted(MSG_GA_PUT, MSG_GA_CHUNK + 1, 0, 0, 0),
+          "write payload at most a chunk");
+    CHECK(!accepted(MSG_GA_PUT, 8, 0, 0, MSG_GA_SEGS), "a write to a segment past the end");
+    CHECK(!accepted(MSG_GA_PUT_ACK, 8, 0, 0, 0), "a payload on a write acknowledgement");
+}
+
 int main(void)
 {
     cfg.node = 0;
@@ -104,6 +123,7 @@ int main(void)
     for (int t = 0; t < MSG_COUNT; t++)
         am_register(t, stub);
     header_rules();
+    ga_rules();
     request_ids();
     return check_done("msg_rules");
 }
