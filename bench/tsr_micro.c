@@ -205,22 +205,50 @@ static void bench_raw_shm(void)
 
 /* ---- Tessera --------------------------------------------------------------- */
 
+/* Sleeping comm threads woken (the comm_wakeups counter, shm), summed over
+ * the nodes: each costs more than the rest of a round trip here, and unlike
+ * a time it does not depend on the machine's load. */
+static uint64_t *wakeups_per_node; /* in shared memory, one per node */
+
+static uint64_t wakeups(void)
+{
+    uint64_t v = 0;
+    tsr_counter_get("comm_wakeups", &v);
+    return v;
+}
+
+/* Collective, after the operations' last barrier: node 0 reports the
+ * wake-ups of every node since each read `since`, per operation. */
+static void report_wakeups(const char *name, uint64_t since, long ops)
+{
+    wakeups_per_node[tsr_node()] = wakeups() - since;
+    tsr_barrier();
+    uint64_t sum = 0;
+    for (int i = 0; i < tsr_nodes(); i++)
+        sum += wakeups_per_node[i];
+    if (tsr_node() == 0)
+        printf("M wake_%s %.3f\n", name, (double)sum / (double)ops);
+    tsr_barrier();
+}
+
 static void bench_am_echo(void)
 {
     static char out[4096], back[4096];
     static const size_t sizes[] = {64, 4096};
     for (int s = 0; s < 2; s++) {
+        char name[32];
+        snprintf(name, sizeof name, "am_echo_%zu", sizes[s]);
         tsr_barrier();
+        uint64_t since = wakeups();
         if (tsr_node() == 0) {
             double t0 = now_s();
             for (int i = 0; i < ROUND_TRIPS; i++)
                 am_echo(1, out, sizes[s], back);
-            char name[32];
-            snprintf(name, sizeof name, "am_echo_%zu", sizes[s]);
             report(name, now_s() - t0, ROUND_TRIPS);
         }
+        tsr_barrier();
+        report_wakeups(name, since, ROUND_TRIPS);
     }
-    tsr_barrier();
 }
 
 /* Node 1 homes and rewrites the pages, so node 0's copies go stale at every
@@ -236,6 +264,7 @@ static void bench_page_fetch(int step, const char *name)
     attr.home_node = 1;
     volatile char *a = tsr_alloc_attr(PAGES * 4096, &attr);
     double total = 0;
+    uint64_t since = wakeups();
     for (int r = 0; r < ROUNDS; r++) {
         if (tsr_node() == 1)
             for (int p = 0; p < PAGES; p++)
@@ -250,6 +279,7 @@ static void bench_page_fetch(int step, const char *name)
         tsr_barrier();
     }
     report(name, total, PAGES * ROUNDS);
+    report_wakeups(name, since, PAGES * ROUNDS);
     tsr_free((void *)a);
 }
 
@@ -269,6 +299,7 @@ static void bench_lock(void)
         }
     double alone = now_s() - t0;
     tsr_barrier();
+    uint64_t since = wakeups();
     t0 = now_s();
     for (int i = 0; i < ACQUIRES; i++) {
         tsr_lock(0);
@@ -279,6 +310,7 @@ static void bench_lock(void)
     if (tsr_node() == 1)
         printf("M lock_remote %.3f\n", alone / ACQUIRES * 1e6);
     report("lock_handoff", both, 2 * ACQUIRES);
+    report_wakeups("lock_handoff", since, 2 * ACQUIRES);
 }
 
 /* Contended, with a manager that takes no part (4-node run): nodes 0 and 1
@@ -302,12 +334,14 @@ static void bench_barrier(void)
 {
     enum { BARRIERS = 2000 };
     tsr_barrier();
+    uint64_t since = wakeups();
     double t0 = now_s();
     for (int i = 0; i < BARRIERS; i++)
         tsr_barrier();
     char name[32];
     snprintf(name, sizeof name, "barrier_%d", tsr_nodes());
     report(name, now_s() - t0, BARRIERS);
+    report_wakeups(name, since, BARRIERS);
 }
 
 /* ---- Diffs (local) ------------------------------------------------------- */
@@ -413,6 +447,7 @@ static void bench_tracking(void)
 static int node_run(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
+    wakeups_per_node = tsr_alloc((size_t)tsr_nodes() * sizeof *wakeups_per_node);
     if (argc > 2 && !strcmp(argv[2], "detect")) {
         bench_faults();
         bench_tracking();
@@ -596,6 +631,10 @@ int main(int argc, char **argv)
     row("contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64", transports, 4);
     row("barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64", transports, 4);
     row("barrier, 4 nodes (vs AM 64 B)", "barrier_4", "am_echo_64", transports, 4);
+    row("comm thread wake-ups per AM round trip", "wake_am_echo_64", NULL, transports, 4);
+    row("comm thread wake-ups per page fetch", "wake_page_fetch", NULL, transports, 4);
+    row("comm thread wake-ups per lock hand-off", "wake_lock_handoff", NULL, transports, 4);
+    row("comm thread wake-ups per barrier, 2 nodes", "wake_barrier_2", NULL, transports, 4);
     printf("\n");
     header("access detection (columns: TSR_DETECT)", detect, 2);
     row("read fault, detection only", "detect_read_fault", NULL, detect, 2);

@@ -298,15 +298,25 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
     free(rep);
 }
 
+/* The run of pages requested, at its length. */
+static int page_rep_fits(const tsr_msg_hdr *h)
+{
+    const fetch_wait *fw = req_ctx(h->arg[1]);
+    fetch_run r;
+    return !run_of(h, &r) && !memcmp(&r, &fw->r, sizeof r) &&
+           h->len == REP_PAGES_AT(r.n) + (size_t)r.n * PAGE_SIZE;
+}
+
+/* Async-signal-safe: the faulting thread may run it (am_register_direct). */
 static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     fetch_wait *fw = req_ctx(h->arg[1]);
     fetch_run r;
-    if (run_of(h, &r) || memcmp(&r, &fw->r, sizeof r) ||
-        h->len != REP_PAGES_AT(r.n) + (size_t)r.n * PAGE_SIZE) {
+    if (!page_rep_fits(h)) {
         am_reject(src, h, "not the run of pages requested, or not its length");
         return;
     }
+    run_of(h, &r);
     req_close(h->arg[1]);
     const char *rep = payload;
     for (uint32_t i = 0; i < r.n; i++) {
@@ -572,7 +582,7 @@ static void init(void)
     stats_register(&write_notices);
     stats_register(&release_pages);
     am_register(MSG_PAGE_REQ, on_page_req);
-    am_register(MSG_PAGE_REP, on_page_rep);
+    am_register_direct(MSG_PAGE_REP, on_page_rep, page_rep_fits);
     am_register(MSG_DIFF, on_diff);
     am_register(MSG_DIFF_ACK, on_diff_ack);
 }

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/stats.h"
 #include "transport/backend.h"
 #include "transport/spin.h"
 #include "transport/wait.h"
@@ -31,11 +32,15 @@
 #define BEATS_PER_PERIOD 4
 #define CHECK_S 0.25
 
+STATS_COUNTER(replies_taken, "replies the waiting thread took off the link itself (shm)");
+STATS_COUNTER(comm_wakeups, "sleeping comm threads this node woke, its own or a peer's (shm doorbells)");
+
 static const tsr_backend *backend;
 static pthread_t comm_thread;
 static _Atomic int comm_stop;
 static _Atomic int comm_blocked;
 static _Atomic uint64_t reply_expected_ns;
+static uint64_t last_busy_ns; /* the comm thread's last turn that did something */
 static spin_t self_lock;
 static am_msg *self_head, *self_tail;
 static waiter bye_wait;
@@ -81,6 +86,25 @@ void core_expect_reply(void)
     if (atomic_load_explicit(&comm_blocked, memory_order_relaxed))
         backend->wake();
 }
+
+int core_replies_begin(void)
+{
+    if (!backend->take_replies)
+        return 0;
+    backend->polled(1);
+    return 1;
+}
+
+int core_take_replies(void)
+{
+    int n = backend->take_replies();
+    COUNTER_ADD(replies_taken, n);
+    return n;
+}
+
+void core_count_wakeup(void) { COUNTER_ADD(comm_wakeups, 1); }
+
+void core_replies_end(void) { backend->polled(0); }
 
 int core_drain_self(void)
 {
@@ -218,14 +242,19 @@ void core_serve(const struct pollfd *pfd)
         launcher_news();
 }
 
+/* Under hybrid, the comm thread polls while a reply is expected here, and
+ * for as long after its last message: a peer in a conversation (requests
+ * one after the other, a lock passed back and forth) is then answered
+ * without a wake-up. */
 static int spinning(void)
 {
     if (cfg.progress == PROGRESS_SPIN)
         return 1;
     if (cfg.progress == PROGRESS_BLOCK)
         return 0;
-    return now_ns() - atomic_load_explicit(&reply_expected_ns, memory_order_relaxed) <
-           (uint64_t)cfg.spin_us * 1000;
+    uint64_t expected = atomic_load_explicit(&reply_expected_ns, memory_order_relaxed);
+    uint64_t since = expected > last_busy_ns ? expected : last_busy_ns;
+    return now_ns() - since < (uint64_t)cfg.spin_us * 1000;
 }
 
 /* How long the backend may wait when nothing happens: until the next
@@ -241,15 +270,24 @@ static int idle_timeout_ms(void)
 
 static void *comm_main(void *arg)
 {
+    unsigned idle_turns = 0;
     while (!atomic_load(&comm_stop) || !backend->idle()) {
         int spin = spinning();
         if (!spin)
             atomic_store(&comm_blocked, 1);
         int busy = backend->progress(spin ? 0 : idle_timeout_ms());
         atomic_store(&comm_blocked, 0);
+        if (busy && cfg.progress == PROGRESS_HYBRID)
+            last_busy_ns = now_ns();
         heartbeat_tick();
-        if (!busy && spin)
-            sched_yield(); /* let the threads we are waiting for run */
+        /* Let the threads we are waiting for run now and then (as a waiting
+         * thread does): a yield at every idle turn is a system call that
+         * delays the next message by its length. */
+        idle_turns = busy || !spin ? 0 : idle_turns + 1;
+        if (idle_turns % 64 == 63)
+            sched_yield();
+        else if (idle_turns)
+            cpu_relax();
     }
     return NULL;
 }
@@ -276,6 +314,8 @@ void transport_start(void)
     last_tick = last_beat = now_s();
     for (int j = 0; j < cfg.nodes; j++)
         life[j].heard = last_tick;
+    stats_register(&replies_taken);
+    stats_register(&comm_wakeups);
     am_register(MSG_BYE, on_bye);
     am_register(MSG_ABORT, on_abort);
     am_register(MSG_HEARTBEAT, on_heartbeat);

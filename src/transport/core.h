@@ -34,6 +34,14 @@ void core_post(int dest, am_msg *m);
 void core_post_self(am_msg *m);
 void core_expect_reply(void);
 
+/* For wait.c: a thread that spins for a reply takes it off the links
+ * itself where the backend can (backend.h, take_replies). begin returns 0
+ * when it cannot; take returns how many replies it delivered; end follows a
+ * begin that returned 1. Async-signal-safe. */
+int core_replies_begin(void);
+int core_take_replies(void);
+void core_replies_end(void);
+
 /* For backends. */
 /* Bytes arrived from src: it is alive, even in the middle of a message too
  * long to arrive within TSR_HEARTBEAT. Comm thread only. */
@@ -48,6 +56,8 @@ int core_pending(void);
  * that what this node sent itself before sleeping goes first (node 0's
  * barrier release of itself comes after the others', as before). */
 int core_drain_self(void);
+/* Counts a wake-up of a sleeping comm thread. Async-signal-safe. */
+void core_count_wakeup(void);
 /* Fills CORE_POLLFDS entries; after poll, serves them. */
 void core_pollfds(struct pollfd *pfd);
 void core_serve(const struct pollfd *pfd);

@@ -12,11 +12,18 @@
 #include <stdint.h>
 
 typedef struct waiter {
-    _Atomic uint32_t pending; /* replies still expected */
+    _Atomic uint32_t pending;  /* replies still expected */
+    _Atomic uint32_t sleeping; /* the waiting thread is on (or going to) its futex */
 } waiter;
 
-static inline void waiter_init(waiter *w, uint32_t count) { atomic_store(&w->pending, count); }
-/* Counts one reply; wakes the waiting thread at zero. */
+static inline void waiter_init(waiter *w, uint32_t count)
+{
+    atomic_store(&w->pending, count);
+    atomic_store(&w->sleeping, 0);
+}
+/* Counts one reply; at zero wakes the waiting thread if it sleeps (one
+ * that spins, or that took the reply off the ring itself, costs no system
+ * call). */
 void waiter_done(waiter *w);
 /* Returns when pending reaches zero. */
 void waiter_wait(waiter *w);
