@@ -34,14 +34,16 @@ static void spin(waiter *w)
     for (unsigned i = 1; atomic_load_explicit(&w->pending, memory_order_acquire); i++) {
         if (direct && core_take_replies())
             continue;
-        if (cfg.progress == PROGRESS_HYBRID && now_s() > until)
-            break;
         /* With more threads than cores the reply may need this core:
-         * offer it now and then (sched_yield is async-signal-safe). */
-        if (i % 64 == 0)
+         * offer it now and then (sched_yield is async-signal-safe). The
+         * clock is read as seldom: a read costs as much as a turn. */
+        if (i % 64 == 0) {
+            if (cfg.progress == PROGRESS_HYBRID && now_s() > until)
+                break;
             sched_yield();
-        else
+        } else {
             cpu_relax();
+        }
     }
     if (direct)
         core_replies_end();
