@@ -291,7 +291,8 @@ static int receive(int src)
         return 0;
     uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t avail = ring_unread(r, src, tail);
-    if (avail)
+    int any = avail != 0; /* nothing if a waiting thread just took it */
+    if (any)
         received_causally();
     while (avail) {
         size_t room;
@@ -304,7 +305,7 @@ static int receive(int src)
         rx_commit(&rx[src], k);
     }
     spin_unlock(&reading[src]);
-    return 1;
+    return any;
 }
 
 /* The message at the front of ring (src, this node), delivered on the
@@ -350,6 +351,14 @@ static int take_reply(int src)
     return took > 0;
 }
 
+static int any_ring_has_data(void)
+{
+    for (int j = 0; j < cfg.nodes; j++)
+        if (j != cfg.node && ring_has_data(j))
+            return 1;
+    return 0;
+}
+
 static int shm_take_replies(void)
 {
     int took = 0;
@@ -370,9 +379,8 @@ static void shm_polled(int on)
     }
     atomic_fetch_sub(&bells[cfg.node].polled, 1);
     atomic_thread_fence(memory_order_seq_cst);
-    for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node && ring_has_data(j))
-            bell_ring(cfg.node);
+    if (any_ring_has_data())
+        bell_ring(cfg.node);
 }
 
 static int ring_has_room(int dest)
@@ -383,10 +391,10 @@ static int ring_has_room(int dest)
 
 static int work_waiting(void)
 {
-    if (core_pending())
+    if (core_pending() || any_ring_has_data())
         return 1;
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node && (ring_has_data(j) || (has_queued(&outq[j]) && ring_has_room(j))))
+        if (j != cfg.node && has_queued(&outq[j]) && ring_has_room(j))
             return 1;
     return 0;
 }
