@@ -220,7 +220,7 @@ static void page_fetch(uint32_t p)
     am_msg m;
     double t0 = now_s();
     int home = region.meta[p].home;
-    waiter_init(&fw.w, 1);
+    waiter_init_taken(&fw.w);
     am_post(home, &m, MSG_PAGE_REQ, p, req_open(home, MSG_PAGE_REP, &fw),
             r.n | (uint64_t)r.stride << 32, NULL, 0);
     waiter_wait(&fw.w);

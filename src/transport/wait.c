@@ -19,15 +19,15 @@ void waiter_done(waiter *w)
         syscall(SYS_futex, &w->pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* The spin before sleeping, as TSR_PROGRESS says. A backend that lets the
- * waiting thread take replies off its links (shm) is polled here, so the
- * reply needs no comm thread on this node; otherwise the comm thread is
- * told to poll for it. */
+/* The spin before sleeping, as TSR_PROGRESS says. A waiter for a reply it
+ * may take (waiter_init_taken) polls the links itself where the backend
+ * lets it (shm), so the reply needs no comm thread on this node; otherwise
+ * the comm thread is told to poll for it. */
 static void spin(waiter *w)
 {
     if (cfg.progress == PROGRESS_BLOCK)
         return;
-    int direct = core_replies_begin();
+    int direct = w->takes_reply && core_replies_begin();
     if (!direct)
         am_expect_reply();
     double until = now_s() + cfg.spin_us * 1e-6;
