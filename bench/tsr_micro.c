@@ -22,7 +22,8 @@
  * (TSR_TRANSPORT=tcp, shm) under the hybrid and spin policies, the AM round
  * trip beside the raw figure of its own medium (raw TCP or raw shared
  * memory, busy-polled) and what rests on the AM: page fetch, lock hand-off
- * and barrier,
+ * and barrier; then, for shm, the sleeping comm threads woken per 1,000 of
+ * each (a count, unlike the times, that the machine's load leaves alone),
  *
  * and, in a third table with one column per access detection backend
  * (TSR_DETECT=segv, uffd; 2-node runs):
@@ -51,6 +52,7 @@
 #include "detect/detect.h"
 #include "memory/region.h"
 #include "tessera.h"
+#include "transport/core.h"
 #include "transport/transport.h"
 #include "util/cpu.h"
 
@@ -205,9 +207,10 @@ static void bench_raw_shm(void)
 
 /* ---- Tessera --------------------------------------------------------------- */
 
-/* Sleeping comm threads woken (the comm_wakeups counter, shm), summed over
- * the nodes: each costs more than the rest of a round trip here, and unlike
- * a time it does not depend on the machine's load. */
+/* Sleeping comm threads woken (the comm_wakeups counter: shm's doorbells;
+ * tcp has none), summed over the nodes: each costs more than the rest of a
+ * round trip here, and unlike a time it does not depend on the machine's
+ * load. */
 static uint64_t *wakeups_per_node; /* in shared memory, one per node */
 
 static uint64_t wakeups(void)
@@ -218,16 +221,18 @@ static uint64_t wakeups(void)
 }
 
 /* Collective, after the operations' last barrier: node 0 reports the
- * wake-ups of every node since each read `since`, per operation. */
+ * wake-ups of every node since each read `since`, per 1,000 operations. */
 static void report_wakeups(const char *name, uint64_t since, long ops)
 {
+    if (strcmp(transport_name(), "shm"))
+        return;
     wakeups_per_node[tsr_node()] = wakeups() - since;
     tsr_barrier();
     uint64_t sum = 0;
     for (int i = 0; i < tsr_nodes(); i++)
         sum += wakeups_per_node[i];
     if (tsr_node() == 0)
-        printf("M wake_%s %.3f\n", name, (double)sum / (double)ops);
+        printf("M wake_%s %.3f\n", name, (double)sum * 1000 / (double)ops);
     tsr_barrier();
 }
 
@@ -631,10 +636,11 @@ int main(int argc, char **argv)
     row("contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64", transports, 4);
     row("barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64", transports, 4);
     row("barrier, 4 nodes (vs AM 64 B)", "barrier_4", "am_echo_64", transports, 4);
-    row("comm thread wake-ups per AM round trip", "wake_am_echo_64", NULL, transports, 4);
-    row("comm thread wake-ups per page fetch", "wake_page_fetch", NULL, transports, 4);
-    row("comm thread wake-ups per lock hand-off", "wake_lock_handoff", NULL, transports, 4);
-    row("comm thread wake-ups per barrier, 2 nodes", "wake_barrier_2", NULL, transports, 4);
+    row("wake-ups per 1,000 AM round trips 64 B", "wake_am_echo_64", NULL, transports, 4);
+    row("wake-ups per 1,000 page fetches", "wake_page_fetch", NULL, transports, 4);
+    row("wake-ups per 1,000 lock hand-offs", "wake_lock_handoff", NULL, transports, 4);
+    row("wake-ups per 1,000 barriers, 2 nodes", "wake_barrier_2", NULL, transports, 4);
+    row("wake-ups per 1,000 barriers, 4 nodes", "wake_barrier_4", NULL, transports, 4);
     printf("\n");
     header("access detection (columns: TSR_DETECT)", detect, 2);
     row("read fault, detection only", "detect_read_fault", NULL, detect, 2);
