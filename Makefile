@@ -260,6 +260,13 @@ bench-deps:
 bench: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)
 	python3 bench/harness.py --full
+	$(MAKE) bench-cluster
+
+# Tessera against MPI across four network-namespace hosts at 1 Gbit/s
+# (needs root; bench/README.md).
+.PHONY: bench-cluster
+bench-cluster: bench-deps
+	bench/cluster_netns.sh | tee bench/results/cluster_netns.txt
 
 bench-quick: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)

@@ -4,8 +4,10 @@
 # `make run` / `make test` / `make bench`.
 #   scripts/deps.sh build   compiler, python3, pkg-config, clang (build, tests, fuzzing)
 #   scripts/deps.sh bench   also Open MPI and matplotlib (benchmarks)
-#   scripts/deps.sh ssh | slurm | mpirun   what one cluster test needs
-#                           (tests/sh/cluster_*.sh): sshd, Slurm, Open MPI
+#   scripts/deps.sh ssh | slurm | mpirun | mpich   what one cluster test
+#                           needs (tests/sh/cluster_*.sh): sshd, Slurm, Open
+#                           MPI, MPICH (beside Open MPI, which stays the
+#                           default mpirun and mpicc by its priority)
 set -euo pipefail
 mode=${1:-build}
 
@@ -23,7 +25,8 @@ case $mode in
 ssh) command -v /usr/sbin/sshd >/dev/null || need_apt+=(openssh-server openssh-client) ;;
 slurm) command -v slurmd >/dev/null && command -v slurmctld >/dev/null && command -v srun >/dev/null ||
        need_apt+=(slurmd slurmctld slurm-client) ;;
-mpirun) command -v mpirun >/dev/null || need_apt+=(openmpi-bin) ;;
+mpirun) command -v mpirun.openmpi >/dev/null || need_apt+=(openmpi-bin) ;;
+mpich) command -v mpirun.mpich >/dev/null || need_apt+=(mpich) ;;
 esac
 
 if [ ${#need_apt[@]} -gt 0 ]; then

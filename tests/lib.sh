@@ -6,7 +6,8 @@
 # "not ok N - name"), so it runs alone (`bash tests/sh/x.sh`), under `prove`,
 # or under tests/run.sh. It ends with `finish`, which prints the TAP plan and
 # exits non-zero if any check failed. `skip_all REASON` skips the whole file
-# where the machine cannot run it (the reason is printed).
+# where the machine cannot run it, `skip REASON` one check (the reason is
+# printed).
 #
 # Environment: B (build directory, default build), TSRUN (default
 # $B/bin/tsrun). LOG is a private temporary directory, removed on exit.
@@ -27,6 +28,9 @@ bad() {
 }
 
 skip_all() { printf '1..0 # SKIP %s\n' "$1"; exit 0; }
+
+# skip REASON: one check this machine cannot make (the reason is printed).
+skip() { _tap_n=$((_tap_n + 1)); printf 'ok %d # SKIP %s\n' "$_tap_n" "$1"; }
 
 finish() { printf '1..%d\n' "$_tap_n"; [ "$_tap_failed" -eq 0 ]; }
 

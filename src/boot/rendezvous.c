@@ -26,6 +26,7 @@
 
 #include "boot/boot_proto.h"
 #include "util/config.h"
+#include "boot/pmi.h"
 #include "util/cpu.h"
 #include "util/io.h"
 #include "util/log.h"
@@ -33,7 +34,7 @@
 /* The launchers Tessera recognises, most specific first: mpirun inside a
  * Slurm allocation exports both its own variables and Slurm's. `job` names
  * the variable that tells one job from another (NULL: MPICH's Hydra exports
- * none, so TSR_JOB_ID must). Slurm's SLURM_STEP_ID is required too: a batch
+ * none, so the job's name is asked of Hydra over PMI; see pmi.c). Slurm's SLURM_STEP_ID is required too: a batch
  * script has SLURM_PROCID but is not a parallel step. */
 static const struct launcher {
     const char *name, *rank, *size, *job, *step;
@@ -68,6 +69,17 @@ static void set_key(char *key, size_t len, const char *launcher, const char *id,
             *c = '_';
 }
 
+/* The job's name from Hydra, kept in TSR_JOB_ID: PMI is finished once
+ * asked, and this process may yet restart itself (aslr_restart) and come
+ * here again. NULL if Hydra cannot tell. */
+static const char *hydra_job_id(void)
+{
+    char name[256];
+    if (pmi_job_name(name, sizeof name) || setenv("TSR_JOB_ID", name, 1))
+        return NULL;
+    return getenv("TSR_JOB_ID");
+}
+
 int rendezvous_detect(int *node, int *nodes, char *key, size_t len)
 {
     for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++) {
@@ -79,8 +91,10 @@ int rendezvous_detect(int *node, int *nodes, char *key, size_t len)
         const char *id = getenv("TSR_JOB_ID");
         if ((!id || !*id) && l->job)
             id = getenv(l->job);
+        if ((!id || !*id) && !l->job)
+            id = hydra_job_id();
         if (!id || !*id)
-            log_die("started by %s, which exports no job id: set TSR_JOB_ID to a value unique "
+            log_die("started by %s, which gives no job id: set TSR_JOB_ID to a value unique "
                     "to this job for every process (docs/CONFIG.md)", l->name);
         set_key(key, len, l->name[0] == 'S' ? "slurm" : l->name[0] == 'O' ? "ompi" : "mpich",
                 id, l->step && !getenv("TSR_JOB_ID") ? getenv(l->step) : NULL);

@@ -1,23 +1,40 @@
 #!/usr/bin/env bash
-# A Tessera program started by Open MPI's mpirun, without tsrun: each
-# process takes its rank and size from mpirun's environment and meets its
-# peers through the rendezvous directory (TSR_RENDEZVOUS). The program is
-# not linked with MPI.
+# A Tessera program started by Open MPI's and by MPICH's mpirun, without
+# tsrun: each process takes its rank and size from mpirun's environment and
+# meets its peers through the rendezvous directory (TSR_RENDEZVOUS). Under
+# MPICH the job id comes from Hydra over PMI (src/boot/pmi.c), so neither
+# launcher needs TSR_JOB_ID. The programs are not linked with MPI.
 . tests/lib.sh
 
-scripts/deps.sh mpirun >"$LOG/deps" 2>&1 || skip_all "cannot install openmpi-bin: $(tail -1 "$LOG/deps")"
 export TSR_RENDEZVOUS=$LOG/rendezvous
-MPIRUN=(timeout -k 2 50 mpirun --oversubscribe -n 4)
-[ "$(id -u)" -eq 0 ] && MPIRUN+=(--allow-run-as-root)
 
-for prog in lock_counter false_sharing barrier_visibility; do
-    expect_ok "cluster/mpirun -n 4 $prog" "node 3: .*PASS" "${MPIRUN[@]}" $B/tests/mp/$prog
-done
-expect_ok "cluster/mpirun -n 4 apps/sor" "verified=PASS" "${MPIRUN[@]}" $B/apps/sor 64 64 10
-expect_ok "cluster/mpirun -n 4 apps/mm" "verified=PASS" "${MPIRUN[@]}" $B/apps/mm 64
-ls -A "$TSR_RENDEZVOUS" >"$LOG/left"
-if [ ! -s "$LOG/left" ]; then ok "cluster/mpirun node 0 removed the job's rendezvous files"
-else bad "cluster/mpirun node 0 removed the job's rendezvous files" "$LOG/left"; fi
-expect_fail "cluster/mpirun a node leaving early is named" "stopping: node 3 " \
-    "${MPIRUN[@]}" $B/tests/mp/early_exit
+# One launcher: its name in the test names, then its command line.
+under() {
+    local name=$1
+    shift
+    local run=(timeout -k 2 50 "$@")
+    for prog in lock_counter false_sharing barrier_visibility; do
+        expect_ok "cluster/$name -n 4 $prog" "node 3: .*PASS" "${run[@]}" $B/tests/mp/$prog
+    done
+    expect_ok "cluster/$name -n 4 apps/sor" "verified=PASS" "${run[@]}" $B/apps/sor 64 64 10
+    expect_ok "cluster/$name -n 4 apps/mm" "verified=PASS" "${run[@]}" $B/apps/mm 64
+    ls -A "$TSR_RENDEZVOUS" >"$LOG/left"
+    if [ ! -s "$LOG/left" ]; then ok "cluster/$name node 0 removed the job's rendezvous files"
+    else bad "cluster/$name node 0 removed the job's rendezvous files" "$LOG/left"; fi
+    expect_fail "cluster/$name a node leaving early is named" "stopping: node 3 " \
+        "${run[@]}" $B/tests/mp/early_exit
+}
+
+if scripts/deps.sh mpirun >"$LOG/deps" 2>&1; then
+    ompi=(mpirun.openmpi --oversubscribe -n 4)
+    [ "$(id -u)" -eq 0 ] && ompi+=(--allow-run-as-root)
+    under mpirun "${ompi[@]}"
+else
+    skip "cluster/mpirun: cannot install openmpi-bin: $(tail -1 "$LOG/deps")"
+fi
+if scripts/deps.sh mpich >"$LOG/deps" 2>&1; then
+    under mpich mpirun.mpich -n 4
+else
+    skip "cluster/mpich: cannot install mpich: $(tail -1 "$LOG/deps")"
+fi
 finish
