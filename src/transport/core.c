@@ -41,6 +41,7 @@ static _Atomic int comm_stop;
 static _Atomic int comm_blocked;
 static _Atomic uint64_t reply_expected_ns;
 static uint64_t last_busy_ns; /* the comm thread's last turn that did something */
+static _Atomic int waiting;   /* threads of this node in waiter_wait */
 static spin_t self_lock;
 static am_msg *self_head, *self_tail;
 static waiter bye_wait;
@@ -105,6 +106,10 @@ int core_take_replies(void)
 void core_count_wakeup(void) { COUNTER_ADD(comm_wakeups, 1); }
 
 void core_replies_end(void) { backend->polled(0); }
+
+void core_wait_begin(void) { atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed); }
+
+void core_wait_end(void) { atomic_fetch_sub_explicit(&waiting, 1, memory_order_relaxed); }
 
 int core_drain_self(void)
 {
@@ -244,9 +249,10 @@ void core_serve(const struct pollfd *pfd)
 }
 
 /* Under hybrid, the comm thread polls while a reply is expected here, and
- * for as long after its last message: a peer in a conversation (requests
- * one after the other, a lock passed back and forth) is then answered
- * without a wake-up. */
+ * for as long after its last message while a thread of this node waits
+ * (rather than computes, on a core this poll would take from it): a peer
+ * in a conversation (requests one after the other, a lock passed back and
+ * forth) is then answered without a wake-up. */
 static int spinning(uint64_t now)
 {
     if (cfg.progress == PROGRESS_SPIN)
@@ -254,7 +260,8 @@ static int spinning(uint64_t now)
     if (cfg.progress == PROGRESS_BLOCK)
         return 0;
     uint64_t expected = atomic_load_explicit(&reply_expected_ns, memory_order_relaxed);
-    uint64_t since = expected > last_busy_ns ? expected : last_busy_ns;
+    uint64_t busy = atomic_load_explicit(&waiting, memory_order_relaxed) ? last_busy_ns : 0;
+    uint64_t since = expected > busy ? expected : busy;
     return now < since || now - since < (uint64_t)cfg.spin_us * 1000;
 }
 

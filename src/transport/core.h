@@ -41,6 +41,11 @@ void core_expect_reply(void);
 int core_replies_begin(void);
 int core_take_replies(void);
 void core_replies_end(void);
+/* For wait.c: a thread waits (spinning or asleep) between the two, so the
+ * comm thread may poll without taking a core from computation (hybrid).
+ * Async-signal-safe. */
+void core_wait_begin(void);
+void core_wait_end(void);
 
 /* For backends. */
 /* Bytes arrived from src: it is alive, even in the middle of a message too

@@ -58,23 +58,28 @@ static uint32_t going_to_sleep(waiter *w)
 
 void waiter_wait(waiter *w)
 {
+    core_wait_begin();
     spin(w);
     /* A signal (EINTR) or a spurious wake-up only goes round the loop. */
     uint32_t v;
     while ((v = going_to_sleep(w)) != 0)
         syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+    core_wait_end();
 }
 
 int waiter_wait_until(waiter *w, double deadline)
 {
+    core_wait_begin();
     spin(w);
     uint32_t v;
-    while ((v = going_to_sleep(w)) != 0) {
+    int late = 0;
+    while (!late && (v = going_to_sleep(w)) != 0) {
         double left = deadline - now_s();
-        if (left <= 0)
-            return -1;
+        late = left <= 0;
         struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
-        syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+        if (!late)
+            syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
     }
-    return 0;
+    core_wait_end();
+    return late ? -1 : 0;
 }
