@@ -10,14 +10,16 @@
 #include "util/config.h"
 #include "util/cpu.h"
 
-/* The last reply and the sleeper's announcement are both sequentially
- * consistent, so at least one of the two threads sees the other's: either
- * the sleeper finds pending at zero, or the last reply finds it asleep. */
+/* The last reply and the sleeper's announcement change the same word, so
+ * one of them sees the other's: either the sleeper finds the count at zero,
+ * or the last reply finds it asleep. */
 void waiter_done(waiter *w)
 {
-    if (atomic_fetch_sub(&w->pending, 1) == 1 && atomic_load(&w->sleeping))
+    if (atomic_fetch_sub(&w->pending, 1) == (WAITER_SLEEPS | 1))
         syscall(SYS_futex, &w->pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
+
+static uint32_t count(waiter *w) { return atomic_load(&w->pending) & ~WAITER_SLEEPS; }
 
 /* The spin before sleeping, as TSR_PROGRESS says. A waiter for a reply it
  * may take (waiter_init_taken) polls the links itself where the backend
@@ -31,7 +33,7 @@ static void spin(waiter *w)
     if (!direct)
         am_expect_reply();
     double until = now_s() + cfg.spin_us * 1e-6;
-    for (unsigned i = 1; atomic_load_explicit(&w->pending, memory_order_acquire); i++) {
+    for (unsigned i = 1; count(w); i++) {
         if (direct && core_take_replies())
             continue;
         /* With more threads than cores the reply may need this core:
@@ -49,11 +51,17 @@ static void spin(waiter *w)
         core_replies_end();
 }
 
-/* Announces the sleep before the last look at pending (see waiter_done). */
+/* Announces the sleep and returns the word to sleep on (see waiter_done). */
 static uint32_t going_to_sleep(waiter *w)
 {
-    atomic_store(&w->sleeping, 1);
-    return atomic_load(&w->pending);
+    return atomic_fetch_or(&w->pending, WAITER_SLEEPS) | WAITER_SLEEPS;
+}
+
+/* Leaves the waiter as it was found: no thread sleeps on it now. */
+static void awake(waiter *w)
+{
+    atomic_fetch_and(&w->pending, ~WAITER_SLEEPS);
+    core_wait_end();
 }
 
 void waiter_wait(waiter *w)
@@ -62,9 +70,9 @@ void waiter_wait(waiter *w)
     spin(w);
     /* A signal (EINTR) or a spurious wake-up only goes round the loop. */
     uint32_t v;
-    while ((v = going_to_sleep(w)) != 0)
+    while ((v = going_to_sleep(w)) != WAITER_SLEEPS)
         syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
-    core_wait_end();
+    awake(w);
 }
 
 int waiter_wait_until(waiter *w, double deadline)
@@ -73,13 +81,13 @@ int waiter_wait_until(waiter *w, double deadline)
     spin(w);
     uint32_t v;
     int late = 0;
-    while (!late && (v = going_to_sleep(w)) != 0) {
+    while (!late && (v = going_to_sleep(w)) != WAITER_SLEEPS) {
         double left = deadline - now_s();
         late = left <= 0;
         struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
         if (!late)
             syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
     }
-    core_wait_end();
+    awake(w);
     return late ? -1 : 0;
 }

@@ -11,16 +11,20 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+/* The bit of `pending` that says the waiting thread is on (or going to)
+ * its futex. In the same word as the count, so that the reply that ends
+ * the wait learns it from its own decrement and touches the waiter no
+ * more: the waiter may be gone the moment the count reaches zero. */
+#define WAITER_SLEEPS 0x80000000u
+
 typedef struct waiter {
-    _Atomic uint32_t pending;  /* replies still expected */
-    _Atomic uint32_t sleeping; /* the waiting thread is on (or going to) its futex */
-    int takes_reply;           /* waiter_init_taken: it may take its reply itself */
+    _Atomic uint32_t pending; /* replies still expected, and WAITER_SLEEPS */
+    int takes_reply;          /* waiter_init_taken: it may take its reply itself */
 } waiter;
 
 static inline void waiter_init(waiter *w, uint32_t count)
 {
     atomic_store(&w->pending, count);
-    atomic_store(&w->sleeping, 0);
     w->takes_reply = 0;
 }
 /* A waiter for one reply of a type registered with am_register_direct:
