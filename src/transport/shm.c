@@ -204,6 +204,7 @@ static void shm_post(int dest, am_msg *m)
     if (m->heap == -1)
         m = am_detach(m);
     m->next = NULL;
+    sendq_grew(dest, STREAM_BYTES(m->hdr.len));
     if (q->tail)
         q->tail->next = m;
     else
@@ -236,6 +237,7 @@ static int flush(int dest)
             __atomic_store_n(&q->head, m->next, __ATOMIC_RELAXED);
             if (!q->head)
                 q->tail = NULL;
+            sendq_shrank(dest, STREAM_BYTES(m->hdr.len));
             release_msg(m);
             if (!q->head)
                 break;
