@@ -297,7 +297,7 @@ $(BUILD)/bench/%: bench/%.c $(LIBA) $(LIBINT)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(call lib_for,$<) $(LDLIBS)
 
 bench-micro: all $(BENCH_BINS)
-	$(BUILD)/bench/tsr_micro
+	python3 bench/micro_report.py
 
 bench-deps:
 	@scripts/deps.sh bench

@@ -95,7 +95,7 @@ static void fetch_run_of(fetch_run r)
     am_msg m;
     double t0 = now_s();
     int home = region.meta[p].home;
-    waiter_init(&fw.w, 1);
+    waiter_init_taken(&fw.w);
     am_post(home, &m, MSG_PAGE_REQ, p, req_open(home, MSG_PAGE_REP, &fw),
             r.n | (uint64_t)r.stride << 32, NULL, 0);
     waiter_wait(&fw.w);
@@ -192,15 +192,25 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
     free(rep);
 }
 
+/* The run of pages requested, at its length. */
+static int page_rep_fits(const tsr_msg_hdr *h)
+{
+    const fetch_wait *fw = req_ctx(h->arg[1]);
+    fetch_run r;
+    return !run_of(h, &r) && !memcmp(&r, &fw->r, sizeof r) &&
+           h->len == REP_PAGES_AT(r.n) + (size_t)r.n * PAGE_SIZE;
+}
+
+/* Async-signal-safe: the faulting thread may run it (am_register_direct). */
 static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     fetch_wait *fw = req_ctx(h->arg[1]);
     fetch_run r;
-    if (run_of(h, &r) || memcmp(&r, &fw->r, sizeof r) ||
-        h->len != REP_PAGES_AT(r.n) + (size_t)r.n * PAGE_SIZE) {
+    if (!page_rep_fits(h)) {
         am_reject(src, h, "not the run of pages requested, or not its length");
         return;
     }
+    run_of(h, &r);
     req_close(h->arg[1]);
     const char *rep = payload;
     for (uint32_t i = 0; i < r.n; i++) {
@@ -215,5 +225,5 @@ static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 void hlrc_fetch_init(void)
 {
     am_register(MSG_PAGE_REQ, on_page_req);
-    am_register(MSG_PAGE_REP, on_page_rep);
+    am_register_direct(MSG_PAGE_REP, on_page_rep, page_rep_fits);
 }

@@ -19,6 +19,8 @@ STATS_COUNTER(messages_rejected, "messages dropped for breaking their type's rul
 STATS_COUNTER(replies_dropped, "replies dropped: their request was not outstanding");
 
 static am_handler_fn handlers[MSG_COUNT];
+/* Replies whose handlers the waiting thread may run itself (am_direct). */
+static am_accept_fn direct[MSG_COUNT];
 
 /* The application's view of shared memory (am_guard_range), and its pages
  * (am_limit_pages). */
@@ -46,6 +48,14 @@ const char *msg_name(int type)
 }
 
 void am_register(int type, am_handler_fn fn) { handlers[type] = fn; }
+
+void am_register_direct(int type, am_handler_fn fn, am_accept_fn accepts)
+{
+    if (rules[type].args[1] != ARG_REPLY)
+        log_die("%s cannot be taken by its waiter: it names no request", msg_name(type));
+    handlers[type] = fn;
+    direct[type] = accepts;
+}
 
 static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
                  size_t len)
@@ -254,27 +264,43 @@ static const char *arg_broken(int rule, uint64_t a)
     return bad ? what[rule] : NULL;
 }
 
-int am_check(int src, const tsr_msg_hdr *h)
+/* am_check, rejecting what breaks the rule only if `report`. */
+static int check(int src, const tsr_msg_hdr *h, int report)
 {
     if (h->type >= MSG_COUNT || !handlers[h->type]) {
-        am_reject(src, h, "unknown type %u", h->type);
+        if (report)
+            am_reject(src, h, "unknown type %u", h->type);
         return -1;
     }
     if (h->src != src || src < 0 || src >= cfg.nodes) {
-        am_reject(src, h, "names node %u as its sender", h->src);
+        if (report)
+            am_reject(src, h, "names node %u as its sender", h->src);
         return -1;
     }
     const char *why = len_broken(h);
     if (why) {
-        am_reject(src, h, "%s (%u bytes)", why, h->len);
+        if (report)
+            am_reject(src, h, "%s (%u bytes)", why, h->len);
         return -1;
     }
     for (int i = 0; i < 3; i++)
         if ((why = arg_broken(rules[h->type].args[i], h->arg[i]))) {
-            am_reject(src, h, "argument %d is %s (%llu)", i, why, (unsigned long long)h->arg[i]);
+            if (report)
+                am_reject(src, h, "argument %d is %s (%llu)", i, why,
+                          (unsigned long long)h->arg[i]);
             return -1;
         }
     return 0;
+}
+
+int am_check(int src, const tsr_msg_hdr *h) { return check(src, h, 1); }
+
+/* Quiet: whatever it refuses goes to the comm thread, which rejects it
+ * with its reason (logging is not for the fault path). */
+int am_direct(int src, const tsr_msg_hdr *h)
+{
+    return h->type < MSG_COUNT && direct[h->type] && !check(src, h, 0) &&
+           !req_mismatch(src, h) && direct[h->type](h);
 }
 
 /* A reply whose request is not outstanding (unknown, stale, answered) is
@@ -330,10 +356,17 @@ static void on_echo_req(int src, const tsr_msg_hdr *h, void *payload)
     am_send(src, MSG_ECHO_REP, 0, h->arg[1], 0, payload, h->len);
 }
 
+/* The echo of as many bytes as were sent. */
+static int echo_fits(const tsr_msg_hdr *h)
+{
+    const echo_ctx *ctx = req_ctx(h->arg[1]);
+    return h->len == ctx->len;
+}
+
 static void on_echo_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     echo_ctx *ctx = req_ctx(h->arg[1]);
-    if (h->len != ctx->len) {
+    if (!echo_fits(h)) {
         am_reject(src, h, "echo of %u bytes for %zu sent", h->len, ctx->len);
         return;
     }
@@ -347,7 +380,7 @@ void am_echo(int dest, const void *buf, size_t len, void *reply)
     if (len > MSG_BYTES_MAX)
         log_die("am_echo: %zu bytes is more than the %u an echo may carry", len, MSG_BYTES_MAX);
     echo_ctx ctx = {.reply = reply, .len = len};
-    waiter_init(&ctx.w, 1);
+    waiter_init_taken(&ctx.w);
     am_send(dest, MSG_ECHO_REQ, 0, req_open(dest, MSG_ECHO_REP, &ctx), 0, buf, len);
     waiter_wait(&ctx.w);
 }
@@ -357,5 +390,5 @@ void am_init(void)
     stats_register(&messages_rejected);
     stats_register(&replies_dropped);
     am_register(MSG_ECHO_REQ, on_echo_req);
-    am_register(MSG_ECHO_REP, on_echo_rep);
+    am_register_direct(MSG_ECHO_REP, on_echo_rep, echo_fits);
 }

@@ -54,6 +54,16 @@ typedef struct tsr_backend {
     int (*idle)(void);
     /* After the comm thread ended: releases the links. */
     void (*stop)(void);
+    /* Optional (NULL: the comm thread receives everything). Lets a thread
+     * that spins for a reply take it off the links itself. polled(1) and
+     * polled(0) bracket the spin: meanwhile senders need not wake this
+     * node's comm thread, and take_replies() delivers every reply at the
+     * front of a link whose type am_direct() accepts, returning how
+     * many it delivered, and wakes the comm thread for anything else it finds.
+     * Any thread, async-signal-safe; polled(0) wakes the comm thread if
+     * something it left behind waits. */
+    void (*polled)(int on);
+    int (*take_replies)(void);
 } tsr_backend;
 
 extern const tsr_backend tcp_backend;

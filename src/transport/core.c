@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/stats.h"
 #include "transport/backend.h"
 #include "transport/spin.h"
 #include "transport/wait.h"
@@ -31,11 +32,16 @@
 #define BEATS_PER_PERIOD 4
 #define CHECK_S 0.25
 
+STATS_COUNTER(replies_taken, "replies the waiting thread took off the link itself (shm)");
+STATS_COUNTER(comm_wakeups, "sleeping comm threads this node woke, its own or a peer's (shm doorbells)");
+
 static const tsr_backend *backend;
 static pthread_t comm_thread;
 static _Atomic int comm_stop;
 static _Atomic int comm_blocked;
 static _Atomic uint64_t reply_expected_ns;
+static uint64_t last_busy_ns; /* the comm thread's last turn that did something */
+static _Atomic int waiting;   /* threads of this node in waiter_wait */
 static spin_t self_lock;
 static am_msg *self_head, *self_tail;
 static waiter bye_wait;
@@ -96,8 +102,33 @@ void core_expect_reply(void)
         backend->wake();
 }
 
+int core_replies_begin(void)
+{
+    if (!backend->take_replies)
+        return 0;
+    backend->polled(1);
+    return 1;
+}
+
+int core_take_replies(void)
+{
+    int n = backend->take_replies();
+    COUNTER_ADD(replies_taken, n);
+    return n;
+}
+
+void core_count_wakeup(void) { COUNTER_ADD(comm_wakeups, 1); }
+
+void core_replies_end(void) { backend->polled(0); }
+
+void core_wait_begin(void) { atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed); }
+
+void core_wait_end(void) { atomic_fetch_sub_explicit(&waiting, 1, memory_order_relaxed); }
+
 int core_drain_self(void)
 {
+    if (!core_pending())
+        return 0;
     spin_lock(&self_lock);
     am_msg *m = self_head;
     int any = m != NULL;
@@ -195,11 +226,10 @@ static void check_silence(double now)
     }
 }
 
-static void heartbeat_tick(void)
+static void heartbeat_tick(double now)
 {
     if (!cfg.heartbeat_s || cfg.nodes == 1)
         return;
-    double now = now_s();
     if (now - last_tick < CHECK_S)
         return;
     if (!atomic_load(&leaving) && now - last_beat >= (double)cfg.heartbeat_s / BEATS_PER_PERIOD) {
@@ -232,14 +262,21 @@ void core_serve(const struct pollfd *pfd)
         launcher_news();
 }
 
-static int spinning(void)
+/* Under hybrid, the comm thread polls while a reply is expected here, and
+ * for as long after its last message while a thread of this node waits
+ * (rather than computes, on a core this poll would take from it): a peer
+ * in a conversation (requests one after the other, a lock passed back and
+ * forth) is then answered without a wake-up. */
+static int spinning(uint64_t now)
 {
     if (cfg.progress == PROGRESS_SPIN)
         return 1;
     if (cfg.progress == PROGRESS_BLOCK)
         return 0;
-    return now_ns() - atomic_load_explicit(&reply_expected_ns, memory_order_relaxed) <
-           (uint64_t)cfg.spin_us * 1000;
+    uint64_t expected = atomic_load_explicit(&reply_expected_ns, memory_order_relaxed);
+    uint64_t busy = atomic_load_explicit(&waiting, memory_order_relaxed) ? last_busy_ns : 0;
+    uint64_t since = expected > busy ? expected : busy;
+    return now < since || now - since < (uint64_t)cfg.spin_us * 1000;
 }
 
 /* How long the backend may wait when nothing happens: until the next
@@ -255,15 +292,31 @@ static int idle_timeout_ms(void)
 
 static void *comm_main(void *arg)
 {
+    unsigned idle_turns = 0;
+    uint64_t now = now_ns();
     while (!atomic_load(&comm_stop) || !backend->idle()) {
-        int spin = spinning();
+        int spin = spinning(now);
         if (!spin)
             atomic_store(&comm_blocked, 1);
         int busy = backend->progress(spin ? 0 : idle_timeout_ms());
         atomic_store(&comm_blocked, 0);
-        heartbeat_tick();
-        if (!busy && spin)
-            sched_yield(); /* let the threads we are waiting for run */
+        idle_turns = busy || !spin ? 0 : idle_turns + 1;
+        /* A look at the clock costs as much as the rest of an idle turn
+         * here: once a turn that did something or slept, and every 16th
+         * idle one. */
+        if (idle_turns % 16 == 0) {
+            now = now_ns();
+            if (busy && cfg.progress == PROGRESS_HYBRID)
+                last_busy_ns = now;
+            heartbeat_tick((double)now * 1e-9);
+        }
+        /* Let the threads we are waiting for run now and then (as a waiting
+         * thread does): a yield at every idle turn is a system call that
+         * delays the next message by its length. */
+        if (idle_turns % 64 == 63)
+            sched_yield();
+        else if (idle_turns)
+            cpu_relax();
     }
     return NULL;
 }
@@ -293,6 +346,8 @@ void transport_start(void)
     last_tick = last_beat = now_s();
     for (int j = 0; j < cfg.nodes; j++)
         life[j].heard = last_tick;
+    stats_register(&replies_taken);
+    stats_register(&comm_wakeups);
     am_register(MSG_BYE, on_bye);
     am_register(MSG_ABORT, on_abort);
     am_register(MSG_HEARTBEAT, on_heartbeat);

@@ -39,6 +39,19 @@ int core_on_comm_thread(void);
 void core_post_self(am_msg *m);
 void core_expect_reply(void);
 
+/* For wait.c: a thread that spins for a reply takes it off the links
+ * itself where the backend can (backend.h, take_replies). begin returns 0
+ * when it cannot; take returns how many replies it delivered; end follows a
+ * begin that returned 1. Async-signal-safe. */
+int core_replies_begin(void);
+int core_take_replies(void);
+void core_replies_end(void);
+/* For wait.c: a thread waits (spinning or asleep) between the two, so the
+ * comm thread may poll without taking a core from computation (hybrid).
+ * Async-signal-safe. */
+void core_wait_begin(void);
+void core_wait_end(void);
+
 /* For backends. */
 /* What a backend queued for `peer` because its link was full, and what
  * left that queue (written out): counted against TSR_SEND_QUEUE (sendq.c).
@@ -59,6 +72,8 @@ int core_pending(void);
  * that what this node sent itself before sleeping goes first (node 0's
  * barrier release of itself comes after the others', as before). */
 int core_drain_self(void);
+/* Counts a wake-up of a sleeping comm thread. Async-signal-safe. */
+void core_count_wakeup(void);
 /* Fills CORE_POLLFDS entries; after poll, serves them. */
 void core_pollfds(struct pollfd *pfd);
 void core_serve(const struct pollfd *pfd);

@@ -14,6 +14,12 @@
  * a ring full queues the rest and raises the ring's want_space flag; the
  * reader rings the writer's bell when it frees space.
  *
+ * A thread that spins for a reply takes it off the ring itself (take_reply)
+ * while the comm thread sleeps, and raises its bell's `polled` count so
+ * that senders do not wake the comm thread meanwhile; what it finds that is
+ * not such a reply, it wakes the comm thread for. One consumer at a time:
+ * each ring's `reading` lock is held by whichever thread copies out of it.
+ *
  * The TCP mesh of the bootstrap stays open, carrying nothing: its end of
  * file says at once that a peer died. The comm thread looks at it, tsrun's
  * connection and the stranger gate every CORE_WATCH_MS, which also bounds
@@ -65,7 +71,8 @@ static size_t ring_bytes(int nodes) { return nodes <= 16 ? 256 * 1024 : 64 * 102
 typedef struct bell {
     _Atomic uint32_t seq;      /* bumped by each ring; the futex word */
     _Atomic uint32_t sleeping; /* the owner's comm thread is about to sleep, or sleeps */
-    char pad[56];
+    _Atomic uint32_t polled;   /* the owner's threads that take their replies themselves */
+    char pad[52];
 } bell;
 
 typedef struct ring_hdr {
@@ -86,8 +93,10 @@ static size_t area_len, rbytes;
 static bell *bells;
 static out_queue *outq;
 static rx_stream *rx;
+static spin_t *reading; /* per peer: held by the one thread reading its ring */
 static struct pollfd *watch; /* the core's descriptors, then the mesh sockets */
 static double next_watch;
+static unsigned turns; /* of progress() without sleeping */
 
 size_t shm_bytes(int nodes)
 {
@@ -122,15 +131,28 @@ static void futex(_Atomic uint32_t *word, int op, uint32_t val, const struct tim
 }
 
 /* Wakes node n's comm thread if it sleeps. The fence orders what the caller
- * wrote before the look at `sleeping` (the sleeper does the converse). */
+ * wrote before the look at `sleeping` (the sleeper does the converse). The
+ * first ringer takes the flag down, so a sleeper is woken once. */
 static void bell_ring(int n)
 {
     bell *b = &bells[n];
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&b->sleeping, memory_order_relaxed)) {
+    if (atomic_load_explicit(&b->sleeping, memory_order_relaxed) &&
+        atomic_exchange(&b->sleeping, 0)) {
         atomic_fetch_add(&b->seq, 1);
         futex(&b->seq, FUTEX_WAKE, 1, NULL);
+        core_count_wakeup();
     }
+}
+
+/* After a message was written to node n: its comm thread need not wake
+ * while a thread of n's polls the rings (that thread wakes it, see
+ * shm_polled, for whatever it does not take). */
+static void bell_deliver(int n)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!atomic_load_explicit(&bells[n].polled, memory_order_relaxed))
+        bell_ring(n);
 }
 
 static void shm_wake(void) { bell_ring(cfg.node); }
@@ -176,7 +198,7 @@ static void shm_post(int dest, am_msg *m)
     if (!q->head && ring_write(ring_of(cfg.node, dest), m)) {
         spin_unlock(&q->lock);
         release_msg(m);
-        bell_ring(dest);
+        bell_deliver(dest);
         return;
     }
     if (m->heap == -1)
@@ -189,7 +211,7 @@ static void shm_post(int dest, am_msg *m)
         __atomic_store_n(&q->head, m, __ATOMIC_RELAXED);
     q->tail = m;
     spin_unlock(&q->lock);
-    bell_ring(dest);
+    bell_deliver(dest);
     shm_wake(); /* the comm thread writes the rest as room appears */
 }
 
@@ -223,45 +245,144 @@ static int flush(int dest)
     }
     spin_unlock(&q->lock);
     if (wrote)
-        bell_ring(dest);
+        bell_deliver(dest);
     return wrote;
-}
-
-/* Moves what ring (src, this node) holds into src's stream and delivers
- * every whole message. Returns 1 if there was anything. The head is the
- * writer's word: it may not claim more than the ring holds. */
-static int receive(int src)
-{
-    ring_hdr *r = ring_of(src, cfg.node);
-    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    uint64_t avail = atomic_load_explicit(&r->head, memory_order_acquire) - tail;
-    if (!avail)
-        return 0;
-    if (avail > rbytes)
-        log_die_status(1, "protocol error: node %d's ring claims %llu unread bytes, more than "
-                       "its %zu", src, (unsigned long long)avail, rbytes);
-    received_causally();
-    while (avail) {
-        size_t room, off = (size_t)(tail % rbytes);
-        char *dst = rx_space(&rx[src], &room);
-        size_t k = avail < room ? (size_t)avail : room;
-        size_t first = k < rbytes - off ? k : rbytes - off;
-        memcpy(dst, data_of(r) + off, first);
-        memcpy(dst + first, data_of(r), k - first);
-        tail += k;
-        avail -= k;
-        atomic_store(&r->tail, tail);
-        if (atomic_load(&r->want_space) && atomic_exchange(&r->want_space, 0))
-            bell_ring(src);
-        rx_commit(&rx[src], k);
-    }
-    return 1;
 }
 
 static int ring_has_data(int src)
 {
     ring_hdr *r = ring_of(src, cfg.node);
     return atomic_load(&r->head) != atomic_load_explicit(&r->tail, memory_order_relaxed);
+}
+
+/* Copies n bytes from stream position pos of ring r, across its end. */
+static void ring_read(ring_hdr *r, uint64_t pos, void *dst, size_t n)
+{
+    size_t off = (size_t)(pos % rbytes), first = n < rbytes - off ? n : rbytes - off;
+    memcpy(dst, data_of(r) + off, first);
+    memcpy((char *)dst + first, data_of(r), n - first);
+}
+
+/* The reader has read ring (src, this node) up to tail: the room is the
+ * writer's again, and a writer that waits for room is told. */
+static void ring_consumed(ring_hdr *r, int src, uint64_t tail)
+{
+    atomic_store(&r->tail, tail);
+    if (atomic_load(&r->want_space) && atomic_exchange(&r->want_space, 0))
+        bell_ring(src);
+}
+
+/* How many unread bytes ring (src, this node) holds from tail. The head is
+ * the writer's word: it may not claim more than the ring holds. */
+static uint64_t ring_unread(ring_hdr *r, int src, uint64_t tail)
+{
+    uint64_t avail = atomic_load_explicit(&r->head, memory_order_acquire) - tail;
+    if (avail > rbytes)
+        log_die_status(1, "protocol error: node %d's ring claims %llu unread bytes, more than "
+                       "its %zu", src, (unsigned long long)avail, rbytes);
+    return avail;
+}
+
+/* Moves what ring (src, this node) holds into src's stream and delivers
+ * every whole message. Returns 1 if there was anything. Comm thread only;
+ * a ring that a waiting thread reads now is left for the next turn. */
+static int receive(int src)
+{
+    ring_hdr *r = ring_of(src, cfg.node);
+    if (!ring_has_data(src) || !spin_trylock(&reading[src]))
+        return 0;
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t avail = ring_unread(r, src, tail);
+    int any = avail != 0; /* nothing if a waiting thread just took it */
+    if (any)
+        received_causally();
+    while (avail) {
+        size_t room;
+        char *dst = rx_space(&rx[src], &room);
+        size_t k = avail < room ? (size_t)avail : room;
+        ring_read(r, tail, dst, k);
+        tail += k;
+        avail -= k;
+        ring_consumed(r, src, tail);
+        rx_commit(&rx[src], k);
+    }
+    spin_unlock(&reading[src]);
+    return any;
+}
+
+/* The message at the front of ring (src, this node), delivered on the
+ * calling thread if am_direct accepts it: 1 if delivered, 0 if it is such a
+ * reply but not all in yet, -1 if it is the comm thread's. Only the header
+ * is read before the check. The caller holds reading[src], so src's stream
+ * is this thread's to copy into (and found empty). A peer that only
+ * answers this way is still heard: its heartbeats go to the comm thread. */
+static int direct_reply(int src)
+{
+    ring_hdr *r = ring_of(src, cfg.node);
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t avail = atomic_load_explicit(&r->head, memory_order_acquire) - tail;
+    tsr_msg_hdr h;
+    size_t room;
+    if (!rx_idle(&rx[src]) || avail > rbytes)
+        return -1;
+    if (avail < STREAM_HDR)
+        return 0;
+    ring_read(r, tail, &h, STREAM_HDR);
+    char *buf = rx_space(&rx[src], &room);
+    size_t total = STREAM_BYTES(h.len);
+    if (total > room || total > rbytes || !am_direct(src, &h))
+        return -1;
+    if (total > avail)
+        return 0;
+    received_causally();
+    ring_read(r, tail, buf, total);
+    ring_consumed(r, src, tail + total);
+    am_dispatch(src, &h, buf + STREAM_HDR);
+    return 1;
+}
+
+/* A waiting thread's look at ring (src, this node), which holds data. */
+static int take_reply(int src)
+{
+    if (!spin_trylock(&reading[src]))
+        return 0; /* the comm thread reads it now */
+    int took = direct_reply(src);
+    spin_unlock(&reading[src]);
+    if (took < 0)
+        bell_ring(cfg.node); /* the comm thread's, which may sleep */
+    return took > 0;
+}
+
+static int any_ring_has_data(void)
+{
+    for (int j = 0; j < cfg.nodes; j++)
+        if (j != cfg.node && ring_has_data(j))
+            return 1;
+    return 0;
+}
+
+static int shm_take_replies(void)
+{
+    int took = 0;
+    for (int j = 0; j < cfg.nodes; j++)
+        if (j != cfg.node && ring_has_data(j))
+            took += take_reply(j);
+    return took;
+}
+
+/* On leaving, whatever arrived after the last look is the comm thread's:
+ * the fence orders the count's fall before that look (the sender does the
+ * converse, bell_deliver). */
+static void shm_polled(int on)
+{
+    if (on) {
+        atomic_fetch_add(&bells[cfg.node].polled, 1);
+        return;
+    }
+    atomic_fetch_sub(&bells[cfg.node].polled, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (any_ring_has_data())
+        bell_ring(cfg.node);
 }
 
 static int ring_has_room(int dest)
@@ -272,10 +393,10 @@ static int ring_has_room(int dest)
 
 static int work_waiting(void)
 {
-    if (core_pending())
+    if (core_pending() || any_ring_has_data())
         return 1;
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node && (ring_has_data(j) || (has_queued(&outq[j]) && ring_has_room(j))))
+        if (j != cfg.node && has_queued(&outq[j]) && ring_has_room(j))
             return 1;
     return 0;
 }
@@ -305,8 +426,9 @@ static void watch_mesh(int j, struct pollfd *p)
                        "transport does not use", j);
     /* A finished peer wrote its MSG_BYE into the ring before it closed the
      * socket, but the two are separate channels: read the ring to its end
-     * first, so a clean exit is not taken for a crash. */
-    while (receive(j))
+     * first (a waiting thread may be reading it too), so a clean exit is not
+     * taken for a crash. */
+    while (receive(j) || ring_has_data(j))
         ;
     core_link_closed(j);
     close(p->fd);
@@ -326,16 +448,22 @@ static void watch_all(void)
     next_watch = now_s() + CORE_WATCH_MS * 1e-3;
 }
 
+/* The clock is read only every WATCH_TURNS turns that do not sleep: a read
+ * costs as much as the rest of such a turn. */
+#define WATCH_TURNS 64
+
 static int shm_progress(int timeout_ms)
 {
-    double now = now_s();
-    if (timeout_ms && !work_waiting()) {
-        int until_watch = (int)((next_watch - now) * 1000) + 1;
-        sleep_ms(timeout_ms < 0 || timeout_ms > until_watch ? until_watch : timeout_ms);
-        now = now_s();
+    if (timeout_ms || ++turns % WATCH_TURNS == 0) {
+        double now = now_s();
+        if (timeout_ms && !work_waiting()) {
+            int until_watch = (int)((next_watch - now) * 1000) + 1;
+            sleep_ms(timeout_ms < 0 || timeout_ms > until_watch ? until_watch : timeout_ms);
+            now = now_s();
+        }
+        if (now >= next_watch)
+            watch_all();
     }
-    if (now >= next_watch)
-        watch_all();
     int busy = core_drain_self();
     for (int j = 0; j < cfg.nodes; j++) {
         if (j == cfg.node)
@@ -374,8 +502,9 @@ static void shm_start(void)
     rbytes = ring_bytes(cfg.nodes);
     outq = calloc((size_t)cfg.nodes, sizeof *outq);
     rx = calloc((size_t)cfg.nodes, sizeof *rx);
+    reading = calloc((size_t)cfg.nodes, sizeof *reading);
     watch = calloc((size_t)(CORE_POLLFDS + cfg.nodes), sizeof *watch);
-    if (!outq || !rx || !watch)
+    if (!outq || !rx || !reading || !watch)
         log_die("cannot set up the shm transport: out of memory");
     for (int j = 0; j < cfg.nodes; j++)
         watch[CORE_POLLFDS + j] = (struct pollfd){boot.peer_fd[j], POLLIN, 0};
@@ -409,8 +538,16 @@ static void shm_stop(void)
         munmap(area, area_len);
     free(outq);
     free(rx);
+    free(reading);
     free(watch);
 }
 
-const tsr_backend shm_backend = {"shm", shm_start, shm_post, NULL, NULL, NULL, shm_progress, shm_wake,
-                                 shm_idle, shm_stop};
+const tsr_backend shm_backend = {.name = "shm",
+                                 .start = shm_start,
+                                 .post = shm_post,
+                                 .progress = shm_progress,
+                                 .wake = shm_wake,
+                                 .idle = shm_idle,
+                                 .stop = shm_stop,
+                                 .polled = shm_polled,
+                                 .take_replies = shm_take_replies};

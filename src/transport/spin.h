@@ -22,6 +22,11 @@ static inline void spin_lock(spin_t *s)
             cpu_relax();
 }
 
+static inline int spin_trylock(spin_t *s)
+{
+    return !atomic_flag_test_and_set_explicit(&s->f, memory_order_acquire);
+}
+
 static inline void spin_unlock(spin_t *s) { atomic_flag_clear_explicit(&s->f, memory_order_release); }
 
 #endif

@@ -32,6 +32,8 @@ typedef struct rx_stream {
 /* Sets up the stream from node src; exits naming the cause if memory is short. */
 void rx_init(rx_stream *s, int src);
 void rx_free(rx_stream *s);
+/* 1 when no part of a message waits in the stream. */
+static inline int rx_idle(const rx_stream *s) { return !s->len && !s->big && !s->skip; }
 /* Where the next bytes go, and how many fit there (never 0). */
 char *rx_space(rx_stream *s, size_t *room);
 /* Takes n bytes written at rx_space() and dispatches every whole message;

@@ -209,5 +209,11 @@ static void tcp_stop(void)
     close(wake_fd);
 }
 
-const tsr_backend tcp_backend = {"tcp", tcp_start, tcp_post, NULL, NULL, NULL, tcp_progress, tcp_wake,
-                                 tcp_idle, tcp_stop};
+/* The comm thread receives everything: no take_replies. */
+const tsr_backend tcp_backend = {.name = "tcp",
+                                 .start = tcp_start,
+                                 .post = tcp_post,
+                                 .progress = tcp_progress,
+                                 .wake = tcp_wake,
+                                 .idle = tcp_idle,
+                                 .stop = tcp_stop};

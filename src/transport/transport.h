@@ -38,6 +38,18 @@ typedef struct am_msg {
 typedef void (*am_handler_fn)(int src, const tsr_msg_hdr *h, void *payload);
 
 void am_register(int type, am_handler_fn fn);
+/* Whether a handler will take message h without rejecting it (its own
+ * checks, beyond the type's rule, that the header alone decides). Quiet:
+ * it rejects nothing. */
+typedef int (*am_accept_fn)(const tsr_msg_hdr *h);
+/* The same as am_register for a reply (a type whose arg1 names a request,
+ * msg.h) whose handler may run on the thread that waits for it, which then
+ * takes it off the link itself (shm) rather than wait for the comm thread.
+ * The handler must be async-signal-safe, touch only its request's context
+ * and what that request asked for, and take without rejecting whatever
+ * `accepts` said yes to (a rejection logs, which the fault path may not);
+ * a reply it says no to goes to the comm thread. */
+void am_register_direct(int type, am_handler_fn fn, am_accept_fn accepts);
 
 /* Sends a message; the payload is copied if it cannot go out at once. May be
  * called from any thread, including handlers. dest may be this node. */
@@ -108,6 +120,10 @@ void am_dispatch(int src, const tsr_msg_hdr *h, void *payload);
  * ranges. Otherwise rejects it (am_reject) and returns -1. A backend calls
  * it before it allocates room for a payload. */
 int am_check(int src, const tsr_msg_hdr *h);
+/* 1 if the waiting thread may deliver h itself: a type registered with
+ * am_register_direct that keeps its rule and answers an outstanding
+ * request. Rejects nothing (the comm thread does). Async-signal-safe. */
+int am_direct(int src, const tsr_msg_hdr *h);
 
 /* Rejects a message from src: counts it (messages_rejected) and logs the
  * rule it broke (printf-style), at most a few lines a second. For handlers

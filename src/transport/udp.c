@@ -432,6 +432,14 @@ static void udp_stop(void)
     free(pfd);
 }
 
-const tsr_backend udp_backend = {"udp",        udp_start,    udp_post, udp_post_unordered,
-                                 udp_multicast, group_native, udp_progress, udp_wake,
-                                 udp_idle,     udp_stop};
+/* The comm thread receives everything: no take_replies. */
+const tsr_backend udp_backend = {.name = "udp",
+                                 .start = udp_start,
+                                 .post = udp_post,
+                                 .post_unordered = udp_post_unordered,
+                                 .multicast = udp_multicast,
+                                 .multicast_native = group_native,
+                                 .progress = udp_progress,
+                                 .wake = udp_wake,
+                                 .idle = udp_idle,
+                                 .stop = udp_stop};

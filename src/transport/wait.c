@@ -6,54 +6,88 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "transport/transport.h"
+#include "transport/core.h"
 #include "util/config.h"
 #include "util/cpu.h"
 
+/* The last reply and the sleeper's announcement change the same word, so
+ * one of them sees the other's: either the sleeper finds the count at zero,
+ * or the last reply finds it asleep. */
 void waiter_done(waiter *w)
 {
-    if (atomic_fetch_sub(&w->pending, 1) == 1)
+    if (atomic_fetch_sub(&w->pending, 1) == (WAITER_SLEEPS | 1))
         syscall(SYS_futex, &w->pending, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* The spin before sleeping, as TSR_PROGRESS says. */
+static uint32_t count(waiter *w) { return atomic_load(&w->pending) & ~WAITER_SLEEPS; }
+
+/* The spin before sleeping, as TSR_PROGRESS says. A waiter for a reply it
+ * may take (waiter_init_taken) polls the links itself where the backend
+ * lets it (shm), so the reply needs no comm thread on this node; otherwise
+ * the comm thread is told to poll for it. */
 static void spin(waiter *w)
 {
-    if (cfg.progress != PROGRESS_BLOCK) {
+    if (cfg.progress == PROGRESS_BLOCK)
+        return;
+    int direct = w->takes_reply && core_replies_begin();
+    if (!direct)
         am_expect_reply();
-        double until = now_s() + cfg.spin_us * 1e-6;
-        for (unsigned i = 1; atomic_load_explicit(&w->pending, memory_order_acquire); i++) {
+    double until = now_s() + cfg.spin_us * 1e-6;
+    for (unsigned i = 1; count(w); i++) {
+        if (direct && core_take_replies())
+            continue;
+        /* With more threads than cores the reply may need this core:
+         * offer it now and then (sched_yield is async-signal-safe). The
+         * clock is read as seldom: a read costs as much as a turn. */
+        if (i % 64 == 0) {
             if (cfg.progress == PROGRESS_HYBRID && now_s() > until)
                 break;
-            /* With more threads than cores the reply may need this core:
-             * offer it now and then (sched_yield is async-signal-safe). */
-            if (i % 64 == 0)
-                sched_yield();
-            else
-                cpu_relax();
+            sched_yield();
+        } else {
+            cpu_relax();
         }
     }
+    if (direct)
+        core_replies_end();
+}
+
+/* Announces the sleep and returns the word to sleep on (see waiter_done). */
+static uint32_t going_to_sleep(waiter *w)
+{
+    return atomic_fetch_or(&w->pending, WAITER_SLEEPS) | WAITER_SLEEPS;
+}
+
+/* Leaves the waiter as it was found: no thread sleeps on it now. */
+static void awake(waiter *w)
+{
+    atomic_fetch_and(&w->pending, ~WAITER_SLEEPS);
+    core_wait_end();
 }
 
 void waiter_wait(waiter *w)
 {
+    core_wait_begin();
     spin(w);
     /* A signal (EINTR) or a spurious wake-up only goes round the loop. */
     uint32_t v;
-    while ((v = atomic_load_explicit(&w->pending, memory_order_acquire)) != 0)
+    while ((v = going_to_sleep(w)) != WAITER_SLEEPS)
         syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+    awake(w);
 }
 
 int waiter_wait_until(waiter *w, double deadline)
 {
+    core_wait_begin();
     spin(w);
     uint32_t v;
-    while ((v = atomic_load_explicit(&w->pending, memory_order_acquire)) != 0) {
+    int late = 0;
+    while (!late && (v = going_to_sleep(w)) != WAITER_SLEEPS) {
         double left = deadline - now_s();
-        if (left <= 0)
-            return -1;
+        late = left <= 0;
         struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
-        syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+        if (!late)
+            syscall(SYS_futex, &w->pending, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
     }
-    return 0;
+    awake(w);
+    return late ? -1 : 0;
 }

@@ -11,12 +11,35 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+/* The bit of `pending` that says the waiting thread is on (or going to)
+ * its futex. In the same word as the count, so that the reply that ends
+ * the wait learns it from its own decrement and touches the waiter no
+ * more: the waiter may be gone the moment the count reaches zero. */
+#define WAITER_SLEEPS 0x80000000u
+
 typedef struct waiter {
-    _Atomic uint32_t pending; /* replies still expected */
+    _Atomic uint32_t pending; /* replies still expected, and WAITER_SLEEPS */
+    int takes_reply;          /* waiter_init_taken: it may take its reply itself */
 } waiter;
 
-static inline void waiter_init(waiter *w, uint32_t count) { atomic_store(&w->pending, count); }
-/* Counts one reply; wakes the waiting thread at zero. */
+static inline void waiter_init(waiter *w, uint32_t count)
+{
+    atomic_store(&w->pending, count);
+    w->takes_reply = 0;
+}
+/* A waiter for one reply of a type registered with am_register_direct:
+ * while it spins, it takes the reply off the link itself where the backend
+ * lets it (shm), and the comm thread is not asked to poll. Any other waiter
+ * leaves its replies to the comm thread, which polls for them (hybrid):
+ * that thread has their handlers to run anyway. */
+static inline void waiter_init_taken(waiter *w)
+{
+    waiter_init(w, 1);
+    w->takes_reply = 1;
+}
+/* Counts one reply; at zero wakes the waiting thread if it sleeps (one
+ * that spins, or that took the reply off the ring itself, costs no system
+ * call). */
 void waiter_done(waiter *w);
 /* Returns when pending reaches zero. */
 void waiter_wait(waiter *w);

@@ -2,7 +2,8 @@
 # The transport's backends (TSR_TRANSPORT): the choice and its checks, the
 # shm backend's memory (tsrun's memfd, closed once mapped, never a file),
 # and, under shm, where the TCP mesh carries nothing and the comm thread
-# sleeps on a futex: the stranger gate and failure detection.
+# sleeps on a futex: the stranger gate and failure detection; and who takes
+# the replies (never the waiting thread under TSR_PROGRESS=block).
 . tests/lib.sh
 P="$B/tests/mp/lock_counter"
 
@@ -66,6 +67,12 @@ if [ $rc -eq 0 ] && grep -q "refused connection from 127.0.0.1:[0-9]*: bad job s
 else
     cat "$LOG/intruder" >>"$LOG/err"; bad "transport/shm: stranger (exit $rc)" "$LOG/err"
 fi
+
+# Under shm a waiting thread takes its own replies only while it spins:
+# with TSR_PROGRESS=block it never does, and the comm thread delivers them.
+expect_ok "transport/shm, TSR_PROGRESS=block: no reply taken by its waiter" \
+    "node 1: 0 corrupted echoes, 0 requests open, 0 replies taken" \
+    env TSR_TRANSPORT=shm TSR_PROGRESS=block $TSRUN -n 2 $B/tests/mp/echo_crossing
 
 # A node killed: the others name it (the mesh's end of file).
 for t in shm udp; do
