@@ -118,6 +118,37 @@ TSR_API void tsr_lock(int id);
 TSR_API void tsr_unlock(int id);
 TSR_API void tsr_barrier(void);
 
+/* ---- Fork/join and replicated sections (docs/OMPNOW.md) ------------------- */
+
+/* Fork/join as TreadMarks and OpenMP run parallel sections. Node 0 runs the
+ * program; the other nodes call tsr_serve() after tsr_init and wait there.
+ * tsr_fork(fn, arg) on node 0 runs fn(arg) on every node, node 0 included
+ * (fn must be a function of the program: it is named by its place in the
+ * binary, the same on every node; arg is passed as it is, so it should be
+ * a value or point into shared memory). Node 0's writes before the fork
+ * are seen by fn everywhere. tsr_join() on node 0 returns once every node
+ * has finished fn, whose writes node 0 then sees; the servers go back to
+ * waiting. Forks do not nest. tsr_serve() returns when node 0 calls
+ * tsr_finalize; the server then calls tsr_finalize too. */
+TSR_API void tsr_fork(void (*fn)(void *arg), void *arg);
+TSR_API void tsr_join(void);
+TSR_API void tsr_serve(void);
+
+/* Replicated sequential sections (OpenMP/NOW): between
+ * tsr_replicate_begin() and tsr_replicate_end(), both collective, every
+ * node runs the same sequential code, and its writes to shared memory stay
+ * on the node that made them (every node makes them), so no node has to
+ * fetch them after the section. The code must write the same values on
+ * every node (no tsr_node()-dependent writes to shared memory). Inside, a
+ * tsr_fork() made by every node ends the section and starts fn(arg) on all,
+ * and the tsr_join() after it begins the next section. tsr_alloc is
+ * allowed (every node makes the same call); tsr_malloc is refused.
+ * Input and output run on every node: guard them with tsr_node() == 0
+ * where they must happen once. */
+TSR_API void tsr_replicate_begin(void);
+TSR_API void tsr_replicate_end(void);
+TSR_API int tsr_replicated(void); /* 1 inside a replicated section */
+
 /* Wall-clock seconds since an arbitrary fixed point. */
 TSR_API double tsr_wtime(void);
 

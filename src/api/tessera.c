@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "api/fork.h"
 #include "api/globals.h"
 #include "api/layout.h"
 #include "boot/boot.h"
@@ -45,6 +46,7 @@ int tsr_init(int *argc, char ***argv)
     lock_init();
     barrier_init();
     stall_init();
+    fork_init();
     globals_share();
     transport_start();
     layout_send();
@@ -56,6 +58,7 @@ int tsr_init(int *argc, char ***argv)
 void tsr_finalize(void)
 {
     guard_check("tsr_finalize");
+    fork_finish();
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
     barrier_collective(&sig);
     int stats_lost = stats_report();

@@ -102,3 +102,38 @@ int coh_barrier_done(const void *departure, size_t len, uint32_t expected)
             coh_protocols[i]->barrier_done();
     return 0;
 }
+
+/* Whether some page is kept by protocol index k: a section must not start
+ * with pages whose writes nothing would keep local. */
+static int protocol_in_use(uint8_t k)
+{
+    for (uint32_t p = 0; p < region.npages; p++)
+        if (region.meta[p].proto == k)
+            return 1;
+    return 0;
+}
+
+static int replicating;
+
+int coh_replicating(void) { return replicating; }
+
+void coh_replicate_begin(void)
+{
+    replicating = 1;
+    for (uint8_t i = 1; i < COH_NPROTO; i++) {
+        if (coh_protocols[i]->replicate_begin)
+            coh_protocols[i]->replicate_begin();
+        else if (protocol_in_use(i))
+            log_die("tsr_replicate_begin: protocol %s keeps allocated pages and has no "
+                    "replicated sections (docs/OMPNOW.md says which protocols do)",
+                    coh_protocols[i]->name);
+    }
+}
+
+void coh_replicate_end(void)
+{
+    replicating = 0;
+    for (size_t i = 1; i < COH_NPROTO; i++)
+        if (coh_protocols[i]->replicate_end)
+            coh_protocols[i]->replicate_end();
+}

@@ -291,7 +291,7 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
         uint32_t q = r.first + i * r.stride;
         uint32_t v = atomic_load_explicit(&region.meta[q].version, memory_order_acquire);
         memcpy(rep + 4 * i, &v, 4);
-        memcpy(rep + at + (size_t)i * PAGE_SIZE, page_rt(q), PAGE_SIZE);
+        hlrc_copy_served(q, rep + at + (size_t)i * PAGE_SIZE);
     }
     mark_copied(&r);
     am_send(src, MSG_PAGE_REP, r.first, h->arg[1], h->arg[2], rep, len);
@@ -331,6 +331,8 @@ static void fault(uint32_t p, int is_write)
     page_meta *m = &region.meta[p];
     switch (m->state) {
     case HOME_READ:
+        if (hlrc_rep_write(p))
+            return;
         m->state = HOME_WRITE;
         dirty[ndirty++] = p;
         detect_set_access(p, 1, ACCESS_WRITE);
@@ -350,6 +352,8 @@ static void fault(uint32_t p, int is_write)
             detect_set_access(p, 1, ACCESS_READ);
             return;
         }
+        if (hlrc_rep_write(p))
+            return;
         memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
         m->state = WRITE;
         dirty[ndirty++] = p;
@@ -357,7 +361,7 @@ static void fault(uint32_t p, int is_write)
         STAT_ADD(twins, 1);
         STAT_ADD(write_faults, 1);
         return;
-    default: /* WRITE, HOME_WRITE, HOME_STICKY, HOME_EXACT: writable already */
+    default: /* WRITE, HOME_WRITE, HOME_STICKY, HOME_EXACT, REP_*: writable already */
         detect_set_access(p, 1, ACCESS_WRITE);
         return;
     }
@@ -392,6 +396,7 @@ static void flush_home_page(uint32_t p)
     new_home_version(p);
     if (cfg.cache_only && !atomic_exchange(&m->remote, 0)) {
         m->state = HOME_STICKY;
+        hlrc_rep_sticky(p);
         return;
     }
     m->state = HOME_READ;
@@ -564,8 +569,11 @@ void hlrc_invalidate(uint32_t p, uint32_t version)
     STAT_ADD(invalidations, 1);
 }
 
+int hlrc_exact_homes(void) { return ntracked > 0; }
+
 static void init(void)
 {
+    hlrc_rep_init();
     dirty = region_page_table(sizeof *dirty, "the dirty page list");
     copied_ring = region_page_table(sizeof *copied_ring, "the copied page ring");
     queued = region_page_table(sizeof *queued, "the copied page flags");
@@ -594,4 +602,6 @@ const tsr_protocol hlrc_protocol = {
     .barrier_merge = hlrc_barrier_merge,
     .barrier_departure = hlrc_barrier_departure,
     .barrier_apply = hlrc_barrier_apply,
+    .replicate_begin = hlrc_replicate_begin,
+    .replicate_end = hlrc_replicate_end,
 };

@@ -9,7 +9,18 @@
 
 #include "coherence/payload.h"
 
-enum hlrc_state { INVALID = 0, READ, WRITE, HOME_READ, HOME_WRITE, HOME_STICKY, HOME_EXACT };
+/* REP_WRITE, REP_HOME: written in a replicated section (hlrc_replicate.c). */
+enum hlrc_state {
+    INVALID = 0,
+    READ,
+    WRITE,
+    HOME_READ,
+    HOME_WRITE,
+    HOME_STICKY,
+    HOME_EXACT,
+    REP_WRITE,
+    REP_HOME
+};
 
 /* hlrc.c: a notice invalidates the cached copy if it is older. */
 void hlrc_invalidate(uint32_t page, uint32_t version);
@@ -27,5 +38,18 @@ int hlrc_barrier_merge(int node, const void *p, size_t len);
 void hlrc_barrier_departure(pbuf *out);
 int hlrc_barrier_apply(const void *p, size_t len);
 void hlrc_barrier_done(void);
+/* hlrc.c: whether some home pages are HOME_EXACT. */
+int hlrc_exact_homes(void);
+
+/* hlrc_replicate.c: replicated sections. A write fault that the section
+ * takes (returns 1: the page is writable, no twin, not dirty); the bytes a
+ * page request gets (the page as it was when the section began); a home
+ * page left writable at a release (HOME_STICKY), to protect at entry. */
+void hlrc_rep_init(void);
+int hlrc_rep_write(uint32_t page);
+void hlrc_copy_served(uint32_t page, void *dst);
+void hlrc_rep_sticky(uint32_t page);
+void hlrc_replicate_begin(void);
+void hlrc_replicate_end(void);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * collective.h - the signature of a collective call. Every node must make
  * the same collective calls (tsr_alloc*, tsr_free, tsr_barrier, and those
- * inside tsr_init and tsr_finalize) in the same order with the same
+ * inside tsr_init, tsr_finalize, tsr_fork, tsr_join and tsr_replicate_*) in the same order with the same
  * arguments; each call ends or begins with one barrier, whose arrival
  * carries the call's signature. The barrier's manager compares them, so a
  * mismatch stops the job at the call where the nodes part ways, instead of
@@ -16,7 +16,16 @@
 
 #include "tessera.h"
 
-typedef enum { COLL_INIT, COLL_BARRIER, COLL_ALLOC, COLL_FREE, COLL_FINALIZE } coll_kind;
+typedef enum {
+    COLL_INIT,
+    COLL_BARRIER,
+    COLL_ALLOC,
+    COLL_FREE,
+    COLL_FINALIZE,
+    COLL_FORK,      /* arg: 1 from a replicated section, 0 from node 0 alone */
+    COLL_JOIN,
+    COLL_REPLICATE, /* arg: 1 tsr_replicate_begin, 0 tsr_replicate_end */
+} coll_kind;
 
 /* On the wire, at the end of MSG_BARRIER_ARRIVE's payload. */
 typedef struct coll_sig {
