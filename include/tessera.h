@@ -42,6 +42,8 @@ extern "C" {
 
 /* Number of lock ids: tsr_lock(id) accepts 0 <= id < TSR_MAX_LOCKS. */
 #define TSR_MAX_LOCKS 4096
+/* Number of pause flags: tsr_flag_*(id) accept 0 <= id < TSR_MAX_FLAGS. */
+#define TSR_MAX_FLAGS 4096
 
 /* ---- Start-up and shutdown ------------------------------------------------ */
 
@@ -148,6 +150,16 @@ TSR_API void tsr_serve(void);
 TSR_API void tsr_replicate_begin(void);
 TSR_API void tsr_replicate_end(void);
 TSR_API int tsr_replicated(void); /* 1 inside a replicated section */
+
+/* Pause flags (PARMACS' PAUSE family): a node signals others without a
+ * barrier. tsr_flag_set(id) raises flag id as a release: whoever returns
+ * from tsr_flag_wait(id) after it (an acquire) sees every write the setter
+ * made before the set. tsr_flag_wait returns at once if the flag is up.
+ * tsr_flag_clear(id) lowers it; sets and clears by one node take effect in
+ * the order made. Flags start down. */
+TSR_API void tsr_flag_set(int id);
+TSR_API void tsr_flag_clear(int id);
+TSR_API void tsr_flag_wait(int id);
 
 /* Wall-clock seconds since an arbitrary fixed point. */
 TSR_API double tsr_wtime(void);

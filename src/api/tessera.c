@@ -45,6 +45,7 @@ int tsr_init(int *argc, char ***argv)
     coh_init();
     lock_init();
     barrier_init();
+    flag_init();
     stall_init();
     fork_init();
     globals_share();

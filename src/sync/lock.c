@@ -71,7 +71,7 @@ static lock_mgr *mgr;
 static lock_node *mine;
 static pthread_mutex_t mgr_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t node_mutex = PTHREAD_MUTEX_INITIALIZER;
-static unsigned char held_here[TSR_MAX_LOCKS];
+static unsigned char held_here[COH_LOCK_SLOTS];
 /* Releases sent to each manager since the last barrier. A release has no
  * reply, so the barrier counts them (lock_count_releases): a manager
  * leaves the barrier only once it has every release of the epoch, which
@@ -95,14 +95,26 @@ static void check_id(const char *fn, int id)
         log_die("%s(%d): lock id out of range [0, %d)", fn, id, TSR_MAX_LOCKS);
 }
 
-/* A lock id from the wire; `managed`: one this node manages. */
+_Static_assert(TSR_MAX_LOCKS == MSG_PROGRAM_LOCKS && TSR_MAX_FLAGS == MSG_FLAGS,
+               "lock ids on the wire");
+
+/* A lock slot (payload.h) as the wire names it: a pause flag's lock lies
+ * apart from the program's, whose range the message rules keep. */
+static uint64_t wire_id(int slot)
+{
+    return slot < TSR_MAX_LOCKS ? (uint64_t)slot
+                                : MSG_FLAG_LOCKS + (uint64_t)(slot - TSR_MAX_LOCKS);
+}
+
+/* The slot of a lock id from the wire; `managed`: one this node manages. */
 static int wire_lock(int src, const tsr_msg_hdr *h, int managed)
 {
     uint64_t id = h->arg[0];
-    if (id >= TSR_MAX_LOCKS || (managed && manager_of((int)id) != cfg.node))
+    uint64_t slot = id < TSR_MAX_LOCKS ? id : id - MSG_FLAG_LOCKS + TSR_MAX_LOCKS;
+    if (slot >= COH_LOCK_SLOTS || (managed && manager_of((int)slot) != cfg.node))
         log_die_status(1, "protocol error: node %d names lock %llu%s", src,
                        (unsigned long long)id, managed ? ", not managed here" : "");
-    return (int)id;
+    return (int)slot;
 }
 
 /* A node id from the wire. */
@@ -134,7 +146,7 @@ static void send_grant(int id, int node, const pbuf *out)
     if (node == cfg.node)
         deliver_grant(out->p, out->len);
     else
-        am_send(node, MSG_LOCK_GRANT, (uint64_t)id, 0, 0, out->p, out->len);
+        am_send(node, MSG_LOCK_GRANT, wire_id(id), 0, 0, out->p, out->len);
 }
 
 /* The manager grants a free lock (or one a bounce hands back). */
@@ -171,7 +183,7 @@ static void forward(int id, int tail, uint32_t cycle, int node, const void *req,
     if (tail == cfg.node)
         forwarded(id, node, cycle, req, rlen);
     else
-        am_send(tail, MSG_LOCK_FWD, (uint64_t)id, (uint64_t)node, cycle, req, rlen);
+        am_send(tail, MSG_LOCK_FWD, wire_id(id), (uint64_t)node, cycle, req, rlen);
 }
 
 static void mgr_acquire(int id, int node, uint32_t cycle, const void *req, size_t rlen)
@@ -193,7 +205,7 @@ static void answer_peek(int id, int node, uint64_t reply)
 {
     pbuf out = {0};
     coh_lock_peek(id, &out);
-    am_send(node, MSG_LOCK_DATA, (uint64_t)id, reply, 0, out.p, out.len);
+    am_send(node, MSG_LOCK_DATA, wire_id(id), reply, 0, out.p, out.len);
     pbuf_free(&out);
 }
 
@@ -228,7 +240,7 @@ static void bounce(int id, int node, const void *req, size_t rlen)
     if (manager_of(id) == cfg.node)
         mgr_bounced(id, node, req, rlen);
     else
-        am_send(manager_of(id), MSG_LOCK_BOUNCE, (uint64_t)id, (uint64_t)node, 0, req, rlen);
+        am_send(manager_of(id), MSG_LOCK_BOUNCE, wire_id(id), (uint64_t)node, 0, req, rlen);
 }
 
 /* ---- Handlers -------------------------------------------------------------- */
@@ -289,12 +301,12 @@ static void on_lock_data(int src, const tsr_msg_hdr *h, void *payload)
 
 void lock_init(void)
 {
-    mgr = calloc(TSR_MAX_LOCKS, sizeof *mgr);
-    mine = calloc(TSR_MAX_LOCKS, sizeof *mine);
+    mgr = calloc(COH_LOCK_SLOTS, sizeof *mgr);
+    mine = calloc(COH_LOCK_SLOTS, sizeof *mine);
     releases_sent = calloc((size_t)cfg.nodes, sizeof *releases_sent);
     if (!mgr || !mine || !releases_sent)
         log_die("out of memory (lock table)");
-    for (int id = 0; id < TSR_MAX_LOCKS; id++) {
+    for (int id = 0; id < COH_LOCK_SLOTS; id++) {
         mgr[id].tail = -1;
         mine[id].next.node = -1;
     }
@@ -320,6 +332,18 @@ void tsr_lock(int id)
 {
     guard_check("tsr_lock");
     check_id("tsr_lock", id);
+    lock_acquire(id);
+}
+
+void tsr_unlock(int id)
+{
+    guard_check("tsr_unlock");
+    check_id("tsr_unlock", id);
+    lock_release(id);
+}
+
+void lock_acquire(int id)
+{
     if (held_here[id])
         log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
     double t0 = now_s();
@@ -334,7 +358,7 @@ void tsr_lock(int id)
     if (m == cfg.node) {
         mgr_acquire(id, cfg.node, cycle, req.p, req.len);
     } else {
-        am_send(m, MSG_LOCK_ACQ, (uint64_t)id, cycle, 0, req.p, req.len);
+        am_send(m, MSG_LOCK_ACQ, wire_id(id), cycle, 0, req.p, req.len);
         STAT_ADD(remote_lock_acquires, 1);
     }
     pbuf_free(&req);
@@ -351,10 +375,8 @@ void tsr_lock(int id)
  * to the manager. The cycle ends, and the release is sent, under
  * node_mutex: a forward that then finds the cycle over bounces behind the
  * release, on the same connection, so the manager merges it first. */
-void tsr_unlock(int id)
+void lock_release(int id)
 {
-    guard_check("tsr_unlock");
-    check_id("tsr_unlock", id);
     if (!held_here[id])
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
     coh_release();
@@ -369,7 +391,7 @@ void tsr_unlock(int id)
         if (m == cfg.node) {
             mgr_release(id, cfg.node, out.p, out.len);
         } else {
-            am_send(m, MSG_LOCK_REL, (uint64_t)id, 0, coh_epoch(), out.p, out.len);
+            am_send(m, MSG_LOCK_REL, wire_id(id), 0, coh_epoch(), out.p, out.len);
             releases_sent[m]++;
         }
     }

@@ -208,7 +208,7 @@ static const char *arg_broken(int rule, uint64_t a)
         bad = (uint32_t)a >= npages;
         break;
     case ARG_LOCK:
-        bad = a >= TSR_MAX_LOCKS;
+        bad = a >= MSG_PROGRAM_LOCKS && (a < MSG_FLAG_LOCKS || a >= MSG_FLAG_LOCKS + MSG_FLAGS);
         break;
     case ARG_NODE:
         bad = (int64_t)a != -1 && a >= (uint64_t)cfg.nodes;

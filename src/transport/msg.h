@@ -36,11 +36,18 @@ enum {
     ARG_PAGE,  /* a page number of the region */
     ARG_PAGE32,/* its low 32 bits are a page number (packed arguments) */
     ARG_COUNT, /* a count of page entries: at most the region's pages */
-    ARG_LOCK,  /* a lock id, below TSR_MAX_LOCKS */
+    ARG_LOCK,  /* a lock id: a program's lock or a flag's (MSG_FLAG_LOCKS) */
     ARG_NODE,  /* a node of the job, or -1 (all of them) */
     ARG_REPLY, /* an outstanding request id, sent to the sender, due this type */
 };
 #define ARGS(a0, a1, a2) {(a0), (a1), (a2)}
+
+/* Lock ids on the wire (ARG_LOCK): the program's, below TSR_MAX_LOCKS
+ * (4096), and the pause flags' own locks, MSG_FLAG_LOCKS + flag for flags
+ * below MSG_FLAGS (TSR_MAX_FLAGS; sync/flag.c). */
+#define MSG_PROGRAM_LOCKS 4096
+#define MSG_FLAG_LOCKS (1u << 20)
+#define MSG_FLAGS 4096
 
 /* Sizes the rules use (the transport knows no page table). */
 #define MSG_PAGE 4096
@@ -91,6 +98,10 @@ enum {
     X(MSG_FORK,           "image",               "offset",       "arg",          "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "from node 0 only, to a node in tsr_serve: run the function at `offset` of an executable segment of loaded image `image` with `arg` (api/fork.c)") \
     X(MSG_FORK_READY,     "-",                   "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to node 0: the sender waits for forks in tsr_serve, and must be told when the job ends") \
     X(MSG_FORK_END,       "-",                   "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "from node 0 only: no more forks (node 0 is in tsr_finalize); tsr_serve returns") \
+    X(MSG_FLAG_SET,       "flag",                "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to the flag's manager: the flag is up (the sender holds the flag's lock); wake its waiters (sync/flag.c)") \
+    X(MSG_FLAG_CLEAR,     "flag",                "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to the flag's manager: the flag is down") \
+    X(MSG_FLAG_WAIT,      "flag",                "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to the flag's manager: answer when the flag is up (at once if it is); one wait per node and flag") \
+    X(MSG_FLAG_UP,        "flag",                "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "the flag waited for is up") \
     X(MSG_ECHO_REQ,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "transport round-trip probe (bench)") \
     X(MSG_ECHO_REP,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "reply to MSG_ECHO_REQ with the same payload") \
     X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               LEN_MAX(4096), ARGS(ARG_NODE, ARG_ANY, ARG_ANY), "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \
