@@ -14,6 +14,7 @@
 #include "detect/detect.h"
 #include "memory/alloc.h"
 #include "memory/region.h"
+#include "multicast/multicast.h"
 #include "stats/stats.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
@@ -39,6 +40,7 @@ int tsr_init(int *argc, char ***argv)
     detect_init();
     boot_start();
     am_init();
+    mc_init();
     am_guard_range(region.app, region.size);
     am_limit_pages(region.npages);
     layout_init();

@@ -159,10 +159,6 @@ static struct {
 } streams[STREAMS] = {[0 ... STREAMS - 1] = {UINT32_MAX, UINT32_MAX, 1, 1}};
 static unsigned stream_victim;
 
-typedef struct fetch_run {
-    uint32_t first, n, stride; /* pages first + i * stride, i < n */
-} fetch_run;
-
 static unsigned stream_for(uint32_t p)
 {
     unsigned s = 0;
@@ -190,6 +186,8 @@ static unsigned stream_for(uint32_t p)
  * predicts, as long as they are invalid and have the same home. */
 static fetch_run plan_fetch(uint32_t p)
 {
+    if (hlrc_mc_single())
+        return (fetch_run){p, 1, 1};
     unsigned s = stream_for(p);
     if (streams[s].window > cfg.fetch_ahead)
         streams[s].window = cfg.fetch_ahead;
@@ -208,11 +206,6 @@ static fetch_run plan_fetch(uint32_t p)
 
 /* Fetches the run starting at p (the faulting page, left to the caller) and
  * maps every page after the first for reading. */
-typedef struct fetch_wait {
-    waiter w;
-    fetch_run r; /* what the reply must bring */
-} fetch_wait;
-
 static void page_fetch(uint32_t p)
 {
     fetch_wait fw = {.r = plan_fetch(p)};
@@ -256,9 +249,6 @@ static void mark_copied(const fetch_run *r)
         note_copied(r->first + i * r->stride);
 }
 
-/* The reply: n u32 versions (padded to 8 bytes), then the n pages. */
-#define REP_PAGES_AT(n) (((size_t)(n) * 4 + 7) & ~(size_t)7)
-
 /* A run this node may serve: inside the region, within TSR_FETCH_AHEAD,
  * every page an hlrc page homed here. */
 static int servable(const fetch_run *r)
@@ -280,6 +270,8 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "a run of pages off the region or not home-based pages homed here");
         return;
     }
+    if (hlrc_mc_answered(src, h, &r))
+        return;
     size_t at = REP_PAGES_AT(r.n), len = at + (size_t)r.n * PAGE_SIZE;
     char *rep = malloc(len);
     if (!rep)
@@ -295,6 +287,7 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
     }
     mark_copied(&r);
     am_send(src, MSG_PAGE_REP, r.first, h->arg[1], h->arg[2], rep, len);
+    hlrc_mc_push(src, &r, rep, len);
     free(rep);
 }
 
@@ -302,6 +295,8 @@ static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     fetch_wait *fw = req_ctx(h->arg[1]);
     fetch_run r;
+    if (!run_of(h, &r) && !memcmp(&r, &fw->r, sizeof r) && hlrc_mc_await(h, fw))
+        return;
     if (run_of(h, &r) || memcmp(&r, &fw->r, sizeof r) ||
         h->len != REP_PAGES_AT(r.n) + (size_t)r.n * PAGE_SIZE) {
         am_reject(src, h, "not the run of pages requested, or not its length");
@@ -339,7 +334,8 @@ static void fault(uint32_t p, int is_write)
         STAT_ADD(write_faults, 1);
         return;
     case INVALID:
-        page_fetch(p);
+        if (!hlrc_mc_take(p))
+            page_fetch(p);
         m->state = READ;
         if (is_write != 1) { /* a read, or unknown: a write will fault again */
             detect_set_access(p, 1, ACCESS_READ);

@@ -35,6 +35,7 @@
 #include "util/log.h"
 
 STATS_COUNTER(replicated_writes, "pages written in replicated sections, kept local");
+STATS_COUNTER(pages_served, "pages a home copied into replies to page requests");
 
 /* Pages written in the current section (fault path: preallocated). */
 static uint32_t *written;
@@ -52,6 +53,8 @@ void hlrc_rep_init(void)
     sticky = region_page_table(sizeof *sticky, "the sticky page list");
     listed = region_page_table(sizeof *listed, "the sticky page flags");
     stats_register(&replicated_writes);
+    stats_register(&pages_served);
+    hlrc_mc_init();
 }
 
 void hlrc_rep_sticky(uint32_t p)
@@ -87,6 +90,7 @@ int hlrc_rep_write(uint32_t p)
 
 void hlrc_copy_served(uint32_t p, void *dst)
 {
+    COUNTER_ADD(pages_served, 1);
     if (state_of(p) != REP_HOME)
         memcpy(dst, page_rt(p), PAGE_SIZE);
     /* The home may have begun writing while the bytes were copied: its
@@ -113,6 +117,7 @@ void hlrc_replicate_begin(void)
                 "with TSR_WRITE_DETECT=cache-only) cannot keep a section's writes apart yet; "
                 "set TSR_WRITE_DETECT=all (docs/OMPNOW.md)");
     active = 1;
+    hlrc_mc_begin();
 }
 
 void hlrc_replicate_end(void)
@@ -124,4 +129,5 @@ void hlrc_replicate_end(void)
     }
     nwritten = 0;
     active = 0;
+    hlrc_mc_end();
 }

@@ -268,6 +268,11 @@ void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
         STAT_ADD(messages_received, 1);
         STAT_ADD(bytes_received, sizeof *h + h->len);
     }
+    am_deliver(src, h, payload);
+}
+
+void am_deliver(int src, const tsr_msg_hdr *h, void *payload)
+{
     if (am_check(src, h) || !reply_matches(src, h))
         return;
     handlers[h->type](src, h, payload);
