@@ -47,8 +47,8 @@ LIBINT     := $(BUILD)/lib/libtessera_internal.a
 INTERNAL_USERS := $(shell grep -l '^\#include "[a-z]*/[a-z_]*\.h"' tests/mp/*.c bench/*.c)
 lib_for = $(if $(filter $(1),$(INTERNAL_USERS)),$(LIBINT),$(LIBA))
 
-.PHONY: all lib apps mpi-apps tests examples run test prove bench bench-quick bench-micro bench-deps benches install deps clean
-all: lib $(TSRUN) apps tests benches examples
+.PHONY: all lib apps parmacs mpi-apps tests examples run test prove bench bench-quick bench-micro bench-deps benches install deps clean
+all: lib $(TSRUN) apps tests benches examples parmacs
 
 lib: $(LIBA) $(LIBSO) $(LIBINT)
 
@@ -131,6 +131,20 @@ $(BUILD)/examples/%: examples/%.c $(LIBA)
 	$(CC) $(CFLAGS) -Iinclude -o $@ $< $(LIBA) $(LDLIBS)
 
 examples: $(EXAMPLE_BINS)
+
+# ---- PARMACS programs: SPLASH-style kernels through share/tessera/c.m4.tessera
+# m4 expands the ANL macros (docs/OMPNOW.md); the C is built like a user's.
+PARMACS_M4   := share/tessera/c.m4.tessera
+PARMACS_BINS := $(patsubst tests/parmacs/%.C,$(BUILD)/parmacs/%,$(wildcard tests/parmacs/*.C))
+
+$(BUILD)/parmacs/%.c: tests/parmacs/%.C $(PARMACS_M4)
+	@mkdir -p $(dir $@)
+	m4 $(PARMACS_M4) $< >$@
+
+$(BUILD)/parmacs/%: $(BUILD)/parmacs/%.c $(LIBA)
+	$(CC) $(CFLAGS) -Iinclude -o $@ $< $(LIBA) $(LDLIBS)
+
+parmacs: $(PARMACS_BINS)
 
 # ---- Tests ------------------------------------------------------------------
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -289,6 +303,8 @@ install: lib $(TSRUN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
 	install -m 644 include/tessera.h include/tessera_munin.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/share/tessera
+	install -m 644 $(PARMACS_M4) $(DESTDIR)$(PREFIX)/share/tessera/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a
 	install -m 755 $(LIBSO_FILE) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_FILE))
 	ln -sf $(notdir $(LIBSO_FILE)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_NAME))

@@ -16,6 +16,7 @@ command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 command -v make >/dev/null || need_apt+=(make)
 command -v python3 >/dev/null || need_apt+=(python3)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+command -v m4 >/dev/null || need_apt+=(m4) # PARMACS programs (share/tessera/c.m4.tessera)
 command -v clang >/dev/null || need_apt+=(clang) # the fuzz targets (make fuzz)
 if [ "$mode" = bench ]; then
     command -v mpicc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
