@@ -265,6 +265,11 @@ $(BUILD)/bench/%: bench/%.c $(LIBA) $(LIBINT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(call lib_for,$<) $(LDLIBS)
 
+# Barnes-Hut reuses the app's code (apps/barnes/barnes.h and its app.h),
+# whose static functions it does not all call.
+$(BUILD)/bench/ompnow_barnes: CPPFLAGS += -Iapps/common
+$(BUILD)/bench/ompnow_barnes: CFLAGS += -Wno-unused-function
+
 bench-micro: all $(BENCH_BINS)
 	$(BUILD)/bench/tsr_micro
 
@@ -275,6 +280,13 @@ bench: bench-deps
 	$(MAKE) all mpi-apps $(BENCH_BINS)
 	python3 bench/harness.py --full
 	$(MAKE) bench-cluster
+	$(MAKE) bench-ompnow
+
+# Barnes-Hut with replicated sequential sections and multicast, the shape
+# of OpenMP/NOW's Tables 1 and 2 (docs/OMPNOW.md).
+.PHONY: bench-ompnow
+bench-ompnow: all
+	python3 bench/ompnow_barnes.py
 
 # Tessera against MPI across four network-namespace hosts at 1 Gbit/s
 # (needs root; bench/README.md).
