@@ -9,10 +9,17 @@
  * the home picks, with no extra message and no notices: the first request
  * for a page in the section is answered as usual, and the same reply goes
  * to every other node (multicast.h: a tree, or one transmission). A node
- * that receives a page it holds invalid keeps it (`pushed`) and takes it
- * at its fault without asking; a request that crossed the multicast is
- * answered by an empty reply, "it is on its way", and waits for it. So
- * the home sends each page's bytes once per section, whoever asks first.
+ * keeps every page it receives so (`pushed`) and takes it at its fault
+ * without asking; a request that crossed the multicast is answered by an
+ * empty reply, "it is on its way", and waits for it. So the home sends
+ * each page's bytes once per section, whoever asks first.
+ *
+ * Since a requester may then wait for nothing else, no push may be lost:
+ * one can arrive before this node has begun the section, even before the
+ * join's notices have invalidated the page. A push is therefore kept in
+ * the page's twin slot, free then (no twin is made in a section, and the
+ * barrier that opens one has flushed every twin), with its version
+ * beside it, and copied in only at the fault, which the notices decide.
  *
  * Fetches bring one page in a section (no readahead), so that the pages a
  * request names and the pages already sent never partly overlap.
@@ -33,10 +40,10 @@
 STATS_COUNTER(pages_multicast, "pages a home multicast to all during replicated sections");
 STATS_COUNTER(pages_taken, "pages another node's request brought, taken without asking");
 
-/* Receiver: pages whose bytes and version a multicast put in place while
- * they were invalid (set by the comm thread, taken by the fault), listed
- * so that the section's end forgets those never taken. */
-static _Atomic uint8_t *pushed;
+/* Receiver: pages a multicast brought, kept in their twin slots: their
+ * version + 1 (0: none), set by the comm thread and taken by the fault,
+ * listed so that the section's end forgets those never taken. */
+static _Atomic uint32_t *pushed;
 static uint32_t *pushed_list;
 static _Atomic uint32_t npushed;
 /* Home (comm thread): pages multicast in this section. */
@@ -83,13 +90,19 @@ void hlrc_mc_end(void)
 
 int hlrc_mc_single(void) { return atomic_load(&section) != 0; }
 
-int hlrc_mc_take(uint32_t p)
+/* Copies a kept page in (the application thread, at its fault). */
+static int take(uint32_t p)
 {
-    if (!atomic_load(&section) || !atomic_exchange(&pushed[p], 0))
+    uint32_t v = atomic_exchange(&pushed[p], 0);
+    if (!v)
         return 0;
+    memcpy(page_rt(p), page_twin(p), PAGE_SIZE);
+    atomic_store_explicit(&region.meta[p].version, v - 1, memory_order_release);
     COUNTER_ADD(pages_taken, 1);
     return 1;
 }
+
+int hlrc_mc_take(uint32_t p) { return atomic_load(&section) && take(p); }
 
 int hlrc_mc_answered(int src, const tsr_msg_hdr *h, const fetch_run *r)
 {
@@ -122,17 +135,24 @@ int hlrc_mc_await(const tsr_msg_hdr *h, fetch_wait *fw)
     if (h->len || !atomic_load(&section) || fw->r.n != 1)
         return 0;
     req_close(h->arg[1]);
-    if (atomic_exchange(&pushed[fw->r.first], 0)) {
-        COUNTER_ADD(pages_taken, 1);
+    if (take(fw->r.first))
         waiter_done(&fw->w);
-    } else {
+    else
         pending = fw;
-    }
     return 1;
 }
 
-/* A page the home multicast. Kept only where it is invalid and only in the
- * section it was sent in: a copy from an earlier section is stale. */
+/* Whether a push belongs to this node's section, or to the next one when
+ * this node has not begun it yet (its barrier may be leaving, coh_epoch
+ * about to count it): a copy from an earlier section is stale. */
+static int current(uint64_t s)
+{
+    uint32_t mine = atomic_load(&section), e = coh_epoch();
+    return mine ? s == mine : s == (uint64_t)e + 1 || s == (uint64_t)e + 2;
+}
+
+/* A page the home multicast, kept for the fault (or handed to the fetch
+ * that waits for it). */
 static void on_push(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0];
@@ -141,20 +161,17 @@ static void on_push(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "a page not home-based and homed at the sender, or not one page");
         return;
     }
-    if (h->arg[1] != atomic_load(&section) || region.meta[p].state != INVALID ||
-        atomic_load(&pushed[p]))
+    if (!current(h->arg[1]) || atomic_load(&pushed[p]))
         return;
     uint32_t v;
     memcpy(&v, payload, 4);
-    memcpy(page_rt(p), (const char *)payload + REP_PAGES_AT(1), PAGE_SIZE);
-    atomic_store_explicit(&region.meta[p].version, v, memory_order_release);
+    memcpy(page_twin(p), (const char *)payload + REP_PAGES_AT(1), PAGE_SIZE);
     pushed_list[atomic_fetch_add(&npushed, 1)] = p;
+    atomic_store_explicit(&pushed[p], v + 1, memory_order_release);
     if (pending && pending->r.first == p) {
         fetch_wait *fw = pending;
         pending = NULL;
-        COUNTER_ADD(pages_taken, 1);
+        take(p);
         waiter_done(&fw->w);
-        return;
     }
-    atomic_store(&pushed[p], 1);
 }

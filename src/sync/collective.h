@@ -1,8 +1,8 @@
 /*
  * collective.h - the signature of a collective call. Every node must make
  * the same collective calls (tsr_alloc*, tsr_free, tsr_barrier, and those
- * inside tsr_init, tsr_finalize, tsr_fork, tsr_join and tsr_replicate_*) in the same order with the same
- * arguments; each call ends or begins with one barrier, whose arrival
+ * inside tsr_init, tsr_finalize, tsr_fork, tsr_join and tsr_replicate_*)
+ * in the same order with the same arguments; each call ends or begins with one barrier, whose arrival
  * carries the call's signature. The barrier's manager compares them, so a
  * mismatch stops the job at the call where the nodes part ways, instead of
  * leaving allocations at different addresses or a barrier waiting forever.
