@@ -9,6 +9,7 @@
 #include "detect/detect.h"
 #include "memory/alloc.h"
 #include "memory/region.h"
+#include "stats/stats.h"
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -23,6 +24,7 @@ const tsr_protocol *const coh_protocols[COH_NPROTO] = {NULL, &hlrc_protocol, &mu
  * advances the epoch, but the comm thread reads it (a Munin manager tags the
  * updates it relays, whose receivers ignore the tag), hence atomic. */
 static _Atomic uint32_t epoch;
+STATS_COUNTER(replicated_writes, "pages written in replicated sections, kept local");
 static waiter counted[2];
 
 void coh_init(void)
@@ -30,6 +32,7 @@ void coh_init(void)
     for (size_t i = 1; i < COH_NPROTO; i++)
         coh_protocols[i]->init();
     adopt_init();
+    stats_register(&replicated_writes);
     detect_on_fault(coh_fault);
 }
 
@@ -114,6 +117,8 @@ static int protocol_in_use(uint8_t k)
 }
 
 static int replicating;
+
+void coh_replicated_write(void) { COUNTER_ADD(replicated_writes, 1); }
 
 int coh_replicating(void) { return replicating; }
 

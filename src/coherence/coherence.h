@@ -49,5 +49,8 @@ void coh_replicate_begin(void);
 void coh_replicate_end(void);
 /* Whether a replicated section is running on this node. */
 int coh_replicating(void);
+/* A protocol kept a page written in a section local (the named counter
+ * replicated_writes). Async-signal-safe. */
+void coh_replicated_write(void);
 
 #endif

@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "coherence/coherence.h"
 #include "coherence/hlrc.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"
@@ -34,7 +35,6 @@
 #include "util/config.h"
 #include "util/log.h"
 
-STATS_COUNTER(replicated_writes, "pages written in replicated sections, kept local");
 STATS_COUNTER(pages_served, "pages a home copied into replies to page requests");
 
 /* Pages written in the current section (fault path: preallocated). */
@@ -52,7 +52,6 @@ void hlrc_rep_init(void)
     written = region_page_table(sizeof *written, "the replicated page list");
     sticky = region_page_table(sizeof *sticky, "the sticky page list");
     listed = region_page_table(sizeof *listed, "the sticky page flags");
-    stats_register(&replicated_writes);
     stats_register(&pages_served);
     hlrc_mc_init();
 }
@@ -84,7 +83,7 @@ int hlrc_rep_write(uint32_t p)
     written[nwritten++] = p;
     detect_set_access(p, 1, ACCESS_WRITE);
     STAT_ADD(write_faults, 1);
-    COUNTER_ADD(replicated_writes, 1);
+    coh_replicated_write();
     return 1;
 }
 
