@@ -1,7 +1,8 @@
 /* Fork/join (tsr_fork, tsr_join, tsr_serve): node 0 forks ROUNDS times,
  * alternating two functions: one gets its argument through a struct node 0
  * allocated alone (tsr_malloc) and wrote before the fork, the other gets a
- * plain number. Each node writes its own slot of a collective array; after
+ * plain number; the last round goes through TreadMarks' names (tmk.h).
+ * Each node writes its own slot of a collective array; after
  * each join node 0 checks every slot of the round, which shows that every
  * node ran the function once, with the argument node 0 gave, saw node 0's
  * writes made before the fork, and finished before the join returned. */
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 
 #include "tessera.h"
+#include "tmk.h"
 
 #define ROUNDS 6
 
@@ -65,10 +67,15 @@ int main(int argc, char **argv)
         if (r % 2 == 0) {
             *j = (job){slots, r, 100 + r};
             tsr_fork(by_struct, j);
-        } else {
+        } else if (r < ROUNDS - 1) {
             tsr_fork(by_number, (void *)(intptr_t)r);
+        } else {
+            Tmk_fork(by_number, (void *)(intptr_t)r);
         }
-        tsr_join();
+        if (r < ROUNDS - 1)
+            tsr_join();
+        else
+            Tmk_join();
         bad |= check_round(slots, r, r % 2 == 0 ? 100 + r : 7);
     }
     printf("node 0: %d rounds of fork/join at %d nodes %s\n", ROUNDS, tsr_nodes(),
