@@ -225,9 +225,10 @@ build-tsan/matrix:
 	grep -v 'TSR_DETECT=uffd' tests/matrix >$@
 
 # ---- Fuzzing ----------------------------------------------------------------
-# libFuzzer targets (tests/fuzz/NAME.c) feed random bytes to message dispatch
-# and to diff decoding. They need clang (scripts/deps.sh installs it): the
-# library is built again with clang, coverage and ASan/UBSan into build-fuzz/.
+# libFuzzer targets (tests/fuzz/NAME.c) feed random bytes to message dispatch,
+# to the lock manager and barrier root, and to diff decoding. They need clang
+# (scripts/deps.sh installs it): the library is built again with clang,
+# coverage and ASan/UBSan into build-fuzz/.
 # make fuzz runs each for FUZZ_SECONDS (default 300); make test runs each for
 # a few seconds (tests/sh/fuzz.sh). Crashes are left in build-fuzz/crashes/.
 FUZZ_BUILD   := build-fuzz

@@ -6,7 +6,8 @@ Runs each application registered under apps/ as
     seq      the plain sequential C program              (1 process)
     tessera  the Tessera version under build/bin/tsrun    (1, 2, 4 nodes)
              (variants: tessera-v, tessera-munin, tessera-uffd, and
-             tessera-shm, over the shared-memory transport)
+             tessera-shm and tessera-udp, over the shared-memory and
+             datagram transports)
     mpi-shm  the MPI version, MPI's default transports    (2, 4 ranks)
     mpi-tcp  the MPI version, forced over TCP loopback    (2, 4 ranks)
 
@@ -70,7 +71,7 @@ COUNTERS = {
 }
 
 IMPLS = ("seq", "tessera", "tessera-v", "tessera-lrc", "tessera-munin", "tessera-uffd",
-         "tessera-shm", "mpi-shm", "mpi-tcp")
+         "tessera-shm", "tessera-udp", "mpi-shm", "mpi-tcp")
 MPI_IMPLS = ("mpi-shm", "mpi-tcp")
 # Tessera variants: (TSR_WRITE_DETECT, extra program arguments, TSR_DETECT,
 # TSR_TRANSPORT, TSR_PROTO).
@@ -86,12 +87,14 @@ MPI_IMPLS = ("mpi-shm", "mpi-tcp")
 #                  exact home write detection, against SIGSEGV (TSR_DETECT)
 #   tessera-shm    the default over the shared-memory transport, against TCP
 #                  (TSR_TRANSPORT): the backend column
+#   tessera-udp    the default over UDP with Tessera's own reliability
 TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv", "tcp", "hlrc"),
                  "tessera-v": ("all", [], "segv", "tcp", "hlrc"),
                  "tessera-lrc": ("cache-only", [], "segv", "tcp", "lrc"),
                  "tessera-munin": ("cache-only", ["--munin"], "segv", "tcp", "hlrc"),
                  "tessera-uffd": ("cache-only", [], "uffd", "tcp", "hlrc"),
-                 "tessera-shm": ("cache-only", [], "segv", "shm", "hlrc")}
+                 "tessera-shm": ("cache-only", [], "segv", "shm", "hlrc"),
+                 "tessera-udp": ("cache-only", [], "segv", "udp", "hlrc")}
 NAUTILUS_APPS = ("lu", "water", "sor")
 MUNIN_APPS = ("mm", "sor")
 
@@ -448,7 +451,7 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
                 continue
             nodes = ([1] if impl == "seq"
                      else cfg.nodes if impl in ("tessera", "tessera-lrc", "tessera-munin",
-                                                "tessera-uffd", "tessera-shm")
+                                                "tessera-uffd", "tessera-shm", "tessera-udp")
                      else (cfg.nodes if cfg.detect_both else [max(cfg.nodes)])
                      if impl == "tessera-v" else cfg.mpi_nodes)
             todo += [(app, impl, n) for n in nodes]
@@ -855,11 +858,15 @@ class Report:
                            "(TSR_DETECT=uffd).**")
 
     def transport(self) -> str:
-        """Both transport backends (TSR_TRANSPORT): the figures that choose
+        """The transport backends (TSR_TRANSPORT): the figures that choose
         the default."""
-        return self.versus("tessera-shm", ("tcp", "shm"),
-                           "**Transport across the suite: TCP (the default) against "
-                           "shared-memory rings (TSR_TRANSPORT=shm).**")
+        tables = [self.versus("tessera-shm", ("tcp", "shm"),
+                              "**Transport across the suite: TCP (the default) against "
+                              "shared-memory rings (TSR_TRANSPORT=shm).**"),
+                  self.versus("tessera-udp", ("tcp", "udp"),
+                              "**Transport across the suite: TCP (the default) against "
+                              "UDP with Tessera's own reliability (TSR_TRANSPORT=udp).**")]
+        return "\n\n".join(t for t in tables if t)
 
     def failures(self) -> str:
         bad = [r for r in self.runs if not r.ok]
@@ -937,6 +944,7 @@ def plot_speedup(plt, path: Path, cells: dict[Key, Cell], apps: list[str], cores
     styles = {"tessera": ("o-", "C0", "Tessera"), "tessera-munin": ("d-", "C3", "Tessera-Munin"),
               "tessera-uffd": ("v-", "C4", "Tessera (TSR_DETECT=uffd)"),
               "tessera-shm": ("x-", "C5", "Tessera (TSR_TRANSPORT=shm)"),
+              "tessera-udp": ("+-", "C6", "Tessera (TSR_TRANSPORT=udp)"),
               "mpi-shm": ("s--", "C1", "MPI-shm"), "mpi-tcp": ("^:", "C2", "MPI-tcp")}
     for ax, app in zip(axes.flat, apps):
         all_n = sorted({n for (a, _, n) in cells if a == app} | {1})

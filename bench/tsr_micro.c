@@ -9,6 +9,7 @@
  * transport figure it rests on.
  *
  *   raw TCP round trip, 64 B and 4 KiB, blocking and busy-polling sockets
+ *   raw UDP round trip, 64 B and 4 KiB, busy-polling connected datagram sockets
  *   raw shared-memory round trip, 64 B and 4 KiB: two processes copying
  *   into a shared buffer and busy-polling a sequence number
  *   Tessera active-message round trip (comm thread to comm thread)
@@ -19,9 +20,9 @@
  *   diff encode / decode of one 4 KiB page (one word, all, every other)
  *
  * then, in a second table with one column per transport backend
- * (TSR_TRANSPORT=tcp, shm) under the hybrid and spin policies, the AM round
- * trip beside the raw figure of its own medium (raw TCP or raw shared
- * memory, busy-polled) and what rests on the AM: page fetch, lock hand-off
+ * (TSR_TRANSPORT=tcp, shm, udp) under the hybrid and spin policies, the AM
+ * round trip beside the raw figure of its own medium (raw TCP, raw shared
+ * memory or raw UDP, busy-polled) and what rests on the AM: page fetch, lock hand-off
  * and barrier,
  *
  * and, in a third table with one column per access detection backend
@@ -123,6 +124,37 @@ static void bench_raw_tcp(void)
             snprintf(name, sizeof name, "tcp_%s_%zu", busy ? "busy" : "block", sizes[s]);
             report(name, now_s() - t0, ROUND_TRIPS);
         }
+    close(fd);
+    tsr_barrier();
+}
+
+/* ---- Raw UDP between nodes 0 and 1, outside Tessera ---------------------- */
+
+/* Two loopback datagram sockets connected to each other: each datagram is
+ * one whole send, so pingpong() serves them as it serves TCP. */
+static void bench_raw_udp(void)
+{
+    int *ports = tsr_alloc(2 * sizeof(int)), me = tsr_node();
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) ||
+        getsockname(fd, (struct sockaddr *)&sa, &len))
+        abort();
+    ports[me] = ntohs(sa.sin_port);
+    tsr_barrier();
+    sa.sin_port = htons((uint16_t)ports[!me]);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa))
+        abort();
+    static const size_t sizes[] = {64, 4096};
+    for (int s = 0; s < 2; s++) {
+        tsr_barrier();
+        double t0 = now_s();
+        pingpong(fd, me == 0, sizes[s], 1, ROUND_TRIPS);
+        char name[64];
+        snprintf(name, sizeof name, "udp_busy_%zu", sizes[s]);
+        report(name, now_s() - t0, ROUND_TRIPS);
+    }
     close(fd);
     tsr_barrier();
 }
@@ -418,6 +450,7 @@ static int node_run(int argc, char **argv)
         bench_tracking();
     } else if (tsr_nodes() == 2) {
         bench_raw_tcp();
+        bench_raw_udp();
         bench_raw_shm();
         bench_am_echo();
         bench_page_fetch(101, "page_fetch");
@@ -442,7 +475,7 @@ static int node_run(int argc, char **argv)
 #define MAX_FIGURES 64
 typedef struct run {
     const char *label;
-    const char *raw; /* the raw medium under its AM: "tcp" or "shm" */
+    const char *raw; /* the raw medium under its AM: "tcp", "shm" or "udp" */
     char names[MAX_FIGURES][40];
     double us[MAX_FIGURES];
     int n;
@@ -483,8 +516,8 @@ static double get(const run *r, const char *name)
 
 /* base "tcp:SIZE" means the raw TCP figure waited for the same way as the
  * column's policy: blocking for `block`, busy-polling for the others;
- * "raw:SIZE" the busy-polled figure of the column's own medium (TCP or
- * shared memory). */
+ * "raw:SIZE" the busy-polled figure of the column's own medium (TCP,
+ * shared memory or UDP). */
 static void row(const char *label, const char *name, const char *base, run *runs, int nruns)
 {
     printf("| %-40s |", label);
@@ -532,10 +565,11 @@ int main(int argc, char **argv)
 
     static const char *policies[] = {"hybrid", "block", "spin"};
     static const char *backends[] = {"segv", "uffd"};
-    run runs[3], shm[2], detect[2];
+    run runs[3], shm[2], udp[2], detect[2];
     char env[64];
     memset(runs, 0, sizeof runs);
     memset(shm, 0, sizeof shm);
+    memset(udp, 0, sizeof udp);
     memset(detect, 0, sizeof detect);
     for (int i = 0; i < 3; i++) {
         runs[i].label = policies[i];
@@ -544,18 +578,22 @@ int main(int argc, char **argv)
         collect(&runs[i], self, tsrun, 2, env, "", 0);
         collect(&runs[i], self, tsrun, 4, env, "", 0);
     }
-    /* The shm backend under hybrid and spin; tcp's come from the runs above. */
-    static const char *shm_labels[] = {"shm hybrid", "shm spin"};
-    for (int i = 0; i < 2; i++) {
-        shm[i].label = shm_labels[i];
-        shm[i].raw = "shm";
-        snprintf(env, sizeof env, "TSR_TRANSPORT=shm TSR_PROGRESS=%s", i ? "spin" : "hybrid");
-        collect(&shm[i], self, tsrun, 2, env, "", 0);
-        collect(&shm[i], self, tsrun, 4, env, "", 0);
-    }
-    run transports[4] = {runs[0], shm[0], runs[2], shm[1]};
+    /* The shm and udp backends under hybrid and spin; tcp's come from the
+     * runs above. */
+    static const char *labels[2][2] = {{"shm hybrid", "shm spin"}, {"udp hybrid", "udp spin"}};
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 2; i++) {
+            run *r = b ? &udp[i] : &shm[i];
+            r->label = labels[b][i];
+            r->raw = b ? "udp" : "shm";
+            snprintf(env, sizeof env, "TSR_TRANSPORT=%s TSR_PROGRESS=%s", r->raw,
+                     i ? "spin" : "hybrid");
+            collect(r, self, tsrun, 2, env, "", 0);
+            collect(r, self, tsrun, 4, env, "", 0);
+        }
+    run transports[6] = {runs[0], shm[0], udp[0], runs[2], shm[1], udp[1]};
     transports[0].label = "tcp hybrid";
-    transports[2].label = "tcp spin";
+    transports[3].label = "tcp spin";
     for (int i = 0; i < 2; i++) {
         detect[i].label = backends[i];
         snprintf(env, sizeof env, "TSR_DETECT=%s", backends[i]);
@@ -586,16 +624,18 @@ int main(int argc, char **argv)
     row("diff decode, every other word", "diff_decode_every_other_word", NULL, runs, 3);
     row("diff decode, all words", "diff_decode_all_words", NULL, runs, 3);
     printf("\n");
-    header("transport (columns: backend, policy)", transports, 4);
-    row("raw TCP round trip 64 B, busy-poll", "tcp_busy_64", NULL, transports, 4);
-    row("raw shm round trip 64 B, busy-poll", "shm_busy_64", NULL, transports, 4);
-    row("raw shm round trip 4 KiB, busy-poll", "shm_busy_4096", NULL, transports, 4);
-    row("AM round trip 64 B (vs raw same medium)", "am_echo_64", "raw:64", transports, 4);
-    row("AM round trip 4 KiB (vs raw same medium)", "am_echo_4096", "raw:4096", transports, 4);
-    row("page fetch, one page (vs AM 4 KiB)", "page_fetch", "am_echo_4096", transports, 4);
-    row("contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64", transports, 4);
-    row("barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64", transports, 4);
-    row("barrier, 4 nodes (vs AM 64 B)", "barrier_4", "am_echo_64", transports, 4);
+    header("transport (columns: backend, policy)", transports, 6);
+    row("raw TCP round trip 64 B, busy-poll", "tcp_busy_64", NULL, transports, 6);
+    row("raw UDP round trip 64 B, busy-poll", "udp_busy_64", NULL, transports, 6);
+    row("raw UDP round trip 4 KiB, busy-poll", "udp_busy_4096", NULL, transports, 6);
+    row("raw shm round trip 64 B, busy-poll", "shm_busy_64", NULL, transports, 6);
+    row("raw shm round trip 4 KiB, busy-poll", "shm_busy_4096", NULL, transports, 6);
+    row("AM round trip 64 B (vs raw same medium)", "am_echo_64", "raw:64", transports, 6);
+    row("AM round trip 4 KiB (vs raw same medium)", "am_echo_4096", "raw:4096", transports, 6);
+    row("page fetch, one page (vs AM 4 KiB)", "page_fetch", "am_echo_4096", transports, 6);
+    row("contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64", transports, 6);
+    row("barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64", transports, 6);
+    row("barrier, 4 nodes (vs AM 64 B)", "barrier_4", "am_echo_64", transports, 6);
     printf("\n");
     header("access detection (columns: TSR_DETECT)", detect, 2);
     row("read fault, detection only", "detect_read_fault", NULL, detect, 2);

@@ -4,9 +4,9 @@
 # `make run` / `make test` / `make bench`.
 #   scripts/deps.sh build   compiler, python3, pkg-config, clang (build, tests, fuzzing)
 #   scripts/deps.sh bench   also Open MPI and matplotlib (benchmarks)
-#   scripts/deps.sh ssh | slurm | mpirun | mpich   what one cluster test
-#                           needs (tests/sh/cluster_*.sh): sshd, Slurm, Open
-#                           MPI, MPICH (beside Open MPI, which stays the
+#   scripts/deps.sh ssh | slurm | mpirun | mpich | netfilter   what one cluster test
+#                           needs (tests/sh/cluster_*.sh, udp_netns.sh): sshd,
+#                           Slurm, Open MPI, MPICH (beside Open MPI, which stays the
 #                           default mpirun and mpicc by its priority)
 set -euo pipefail
 mode=${1:-build}
@@ -28,6 +28,7 @@ slurm) command -v slurmd >/dev/null && command -v slurmctld >/dev/null && comman
        need_apt+=(slurmd slurmctld slurm-client) ;;
 mpirun) command -v mpirun.openmpi >/dev/null || need_apt+=(openmpi-bin) ;;
 mpich) command -v mpirun.mpich >/dev/null || need_apt+=(mpich) ;;
+netfilter) command -v iptables >/dev/null || need_apt+=(iptables) ;;
 esac
 
 if [ ${#need_apt[@]} -gt 0 ]; then

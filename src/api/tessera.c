@@ -52,6 +52,7 @@ int tsr_init(int *argc, char ***argv)
     fork_init();
     globals_share();
     transport_start();
+    mc_check();
     layout_send();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
     barrier_collective(&sig);

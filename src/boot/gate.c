@@ -145,6 +145,8 @@ static void accept_newcomers(gate *g)
 {
     for (int k = 0; k < ACCEPT_BATCH; k++) {
         int fd = accept4(g->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0 && errno == EINTR)
+            continue;
         if (fd < 0)
             return;
         gate_conn *c = free_slot(g);

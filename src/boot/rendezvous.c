@@ -139,10 +139,20 @@ static int fetch(const char *name, char *text, size_t len)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
-    ssize_t n = read(fd, text, len - 1);
+    /* The directory may be a network file system: a read may be short, or
+     * interrupted by a signal. */
+    size_t have = 0;
+    ssize_t n = 1;
+    while (have < len - 1 && n != 0) {
+        n = read(fd, text + have, len - 1 - have);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (n > 0)
+            have += (size_t)n;
+    }
     close(fd);
-    text[n > 0 ? n : 0] = 0;
-    return n > 0 ? 0 : -1;
+    text[have] = 0;
+    return n >= 0 && have > 0 ? 0 : -1;
 }
 
 static void make_secret(void)

@@ -589,6 +589,7 @@ const tsr_protocol hlrc_protocol = {
     .fault = fault,
     .flush = flush,
     .barrier_done = hlrc_barrier_done,
+    .payload_check = hlrc_payload_check,
     .lock_grant = hlrc_lock_grant,
     .lock_handoff = hlrc_lock_handoff,
     .lock_release = hlrc_lock_release,

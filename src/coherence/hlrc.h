@@ -42,6 +42,7 @@ void hlrc_invalidate(uint32_t page, uint32_t version);
 void hlrc_note(uint32_t page, uint32_t version);
 /* The synchronization hooks (tsr_protocol). */
 void hlrc_lock_release(int lock, pbuf *out);
+int hlrc_payload_check(payload_kind kind, int lock, const void *p, size_t len);
 int hlrc_lock_merge(int lock, int node, const void *p, size_t len);
 int hlrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out);
 int hlrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out);

@@ -74,6 +74,19 @@ static lock_notices *managed_lock(int lock)
     return l;
 }
 
+/* Every payload of this protocol is a list of notices, each for a page of
+ * the region. */
+int hlrc_payload_check(payload_kind kind, int lock, const void *p, size_t len)
+{
+    if (len % NOTICE_WIRE)
+        return -1;
+    const uint32_t *w = p;
+    for (size_t i = 0; i < len / NOTICE_WIRE; i++)
+        if (w[2 * i] >= region.npages)
+            return -1;
+    return 0;
+}
+
 void hlrc_lock_release(int lock, pbuf *out)
 {
     encode(&known, lock_sent[lock], out);

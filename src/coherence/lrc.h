@@ -64,6 +64,8 @@ void lrc_dirty(uint32_t page);
 void lrc_interval_collect(void);
 
 void lrc_lock_request(int lock, pbuf *out);
+int lrc_lock_request_check(const void *req, size_t len);
+int lrc_payload_check(payload_kind kind, int lock, const void *p, size_t len);
 int lrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out);
 int lrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out);
 void lrc_lock_release(int lock, pbuf *out);

@@ -241,6 +241,21 @@ static const uint32_t *take_head(const char **at, const char *end, uint32_t *fla
 
 static void just_log(lrc_interval *iv) { log_put(iv); }
 
+/* A release is a timestamp and intervals; a grant, an arrival and a
+ * departure have a head (take_head), whose flag a grant keeps to 0 or 1. */
+int lrc_payload_check(payload_kind kind, int lock, const void *p, size_t len)
+{
+    const char *at = p, *end = at + len;
+    if (kind == PL_RELEASE) {
+        const uint32_t *v = take_vt(&at, end);
+        return v && !each_interval(at, end, NULL) ? 0 : -1;
+    }
+    uint32_t flag;
+    if (!take_head(&at, end, &flag))
+        return -1;
+    return kind == PL_GRANT && flag > 1 ? -1 : 0;
+}
+
 /* An interval this node has not seen: a write notice for each page. */
 static void apply_interval(lrc_interval *iv)
 {
@@ -262,14 +277,22 @@ void lrc_lock_request(int lock, pbuf *out)
         pbuf_put(out, vt, vt_bytes());
 }
 
+/* A request is the acquirer's timestamp, once the protocol is in use. */
+int lrc_lock_request_check(const void *req, size_t len)
+{
+    if (!lrc_active)
+        return req ? -1 : 0;
+    return req && len == vt_bytes() ? 0 : -1;
+}
+
 /* A grant: u32 from the manager (1) or the releaser (0), the timestamp
  * granted, the intervals it covers that the request's does not. */
 static int grant(const void *req, size_t len, uint32_t from_manager, const uint32_t *v, pbuf *out)
 {
-    if (!lrc_active)
-        return req ? -1 : 0;
-    if (!req || len != vt_bytes())
+    if (lrc_lock_request_check(req, len))
         return -1;
+    if (!lrc_active)
+        return 0;
     pbuf_put(out, &from_manager, sizeof from_manager);
     pbuf_put(out, v, vt_bytes());
     put_range(out, req, v);

@@ -188,6 +188,7 @@ const tsr_protocol munin_protocol = {
     .fault = mu_fault,
     .flush = mu_flush,
     .barrier_done = mu_barrier_done,
+    .payload_check = mu_payload_check,
     .lock_grant = mu_lock_grant,
     .lock_handoff = mu_lock_handoff,
     .lock_release = mu_lock_release,

@@ -156,6 +156,7 @@ void mu_lock_release(int lock, pbuf *out);
 int mu_lock_merge(int lock, int node, const void *p, size_t len);
 int mu_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out);
 int mu_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out);
+int mu_payload_check(payload_kind kind, int lock, const void *p, size_t len);
 int mu_lock_acquire(int lock, const void *p, size_t len);
 void mu_lock_peek(int lock, pbuf *out);
 int mu_lock_peeked(int lock, const void *p, size_t len);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sync/sync.h"
 #include "util/log.h"
 
 static mu_object *bound;
@@ -102,10 +103,19 @@ void munin_lock_keep(int lock)
     pbuf_free(&b);
 }
 
+/* A grant and a peek's answer bring the bytes of every object bound to
+ * the lock; what a release leaves at the manager is kept as it is. */
+int mu_payload_check(payload_kind kind, int lock, const void *p, size_t len)
+{
+    if (kind == PL_GRANT || kind == PL_PEEKED)
+        return len == bound_bytes(lock, NULL, 0) ? 0 : -1;
+    return 0;
+}
+
 /* Installs the bound objects' bytes with the given access. */
 static int install(int lock, const void *data, size_t len, int writable)
 {
-    if (len != bound_bytes(lock, NULL, 0))
+    if (mu_payload_check(PL_GRANT, lock, data, len))
         return -1;
     size_t at = 0;
     for (uint32_t b = 0; b < nbound; b++) {
@@ -160,11 +170,7 @@ void mu_bound_fault(uint32_t p, int is_write)
     int lock = mu[p].lock;
     if (is_write)
         mu_die_on(p, "write without holding the lock it is bound to (tsr_hint_lock_data) to");
-    waiter w;
-    am_msg m;
-    waiter_init(&w, 1);
-    am_post(lock % cfg.nodes, &m, MSG_LOCK_PEEK, (uint64_t)lock, (uintptr_t)&w, 0, NULL, 0);
-    waiter_wait(&w);
+    lock_peek(lock);
     /* Read copies: dropped when this node next synchronizes. */
     for (uint32_t b = 0; b < nbound; b++)
         if (bound_lock[b] == lock)

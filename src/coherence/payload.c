@@ -110,19 +110,51 @@ int coh_frames_valid(const void *p, size_t len)
     return 0;
 }
 
-/* Hands each frame to its protocol's reader (a missing reader: the frame
- * is malformed, no such payload exists). */
-#define READ_FRAMES(p, len, hook, ...)                                                  \
+/* Whether protocol pr has the reader of payloads of this kind. */
+static int reads(const tsr_protocol *pr, payload_kind kind)
+{
+    switch (kind) {
+    case PL_RELEASE:
+        return pr->lock_merge != NULL;
+    case PL_GRANT:
+        return pr->lock_acquire != NULL;
+    case PL_PEEKED:
+        return pr->lock_peeked != NULL;
+    case PL_ARRIVAL:
+        return pr->barrier_merge != NULL;
+    default: /* PL_DEPARTURE */
+        return pr->barrier_apply != NULL;
+    }
+}
+
+int coh_payload_check(payload_kind kind, int lock, const void *p, size_t len)
+{
+    if (coh_frames_valid(p, len))
+        return -1;
+    uint32_t proto = 0;
+    const char *bytes = NULL;
+    size_t blen = 0;
+    for (size_t pos = 0; pos < len;) {
+        frame_next(p, len, &pos, &proto, &bytes, &blen);
+        const tsr_protocol *pr = coh_protocols[proto];
+        if (!reads(pr, kind) || (pr->payload_check && pr->payload_check(kind, lock, bytes, blen)))
+            return -1;
+    }
+    return 0;
+}
+
+/* Hands each frame to its protocol's reader, once every frame has passed
+ * its protocol's check: a malformed frame leaves every protocol as it was. */
+#define READ_FRAMES(kind, lock, p, len, hook, ...)                                      \
     do {                                                                                \
-        if (coh_frames_valid(p, len))                                                   \
+        if (coh_payload_check(kind, lock, p, len))                                      \
             return -1;                                                                  \
         uint32_t proto_ = 0;                                                            \
         const char *bytes = NULL;                                                       \
         size_t blen = 0;                                                                \
         for (size_t pos_ = 0; pos_ < (len);) {                                          \
             frame_next(p, len, &pos_, &proto_, &bytes, &blen);                          \
-            const tsr_protocol *pr_ = coh_protocols[proto_];                            \
-            if (!pr_->hook || pr_->hook(__VA_ARGS__))                                   \
+            if (coh_protocols[proto_]->hook(__VA_ARGS__))                               \
                 return -1;                                                              \
         }                                                                               \
         return 0;                                                                       \
@@ -130,7 +162,7 @@ int coh_frames_valid(const void *p, size_t len)
 
 int coh_lock_merge(int lock, int node, const void *p, size_t len)
 {
-    READ_FRAMES(p, len, lock_merge, lock, node, bytes, blen);
+    READ_FRAMES(PL_RELEASE, lock, p, len, lock_merge, lock, node, bytes, blen);
 }
 
 int coh_lock_acquire(int lock, const void *p, size_t len)
@@ -138,22 +170,53 @@ int coh_lock_acquire(int lock, const void *p, size_t len)
     /* Writes made before this acquire must reach their destinations before
      * a page they touch is dropped: end the interval first. */
     coh_release();
-    READ_FRAMES(p, len, lock_acquire, lock, bytes, blen);
+    READ_FRAMES(PL_GRANT, lock, p, len, lock_acquire, lock, bytes, blen);
 }
 
 int coh_lock_peeked(int lock, const void *p, size_t len)
 {
-    READ_FRAMES(p, len, lock_peeked, lock, bytes, blen);
+    READ_FRAMES(PL_PEEKED, lock, p, len, lock_peeked, lock, bytes, blen);
 }
 
 int coh_barrier_merge(int node, const void *p, size_t len)
 {
-    READ_FRAMES(p, len, barrier_merge, node, bytes, blen);
+    READ_FRAMES(PL_ARRIVAL, -1, p, len, barrier_merge, node, bytes, blen);
 }
 
 int coh_barrier_apply(const void *p, size_t len)
 {
-    READ_FRAMES(p, len, barrier_apply, bytes, blen);
+    READ_FRAMES(PL_DEPARTURE, -1, p, len, barrier_apply, bytes, blen);
+}
+
+/* The frame of protocol i in a request, if any, at *pos (advanced past
+ * it): each protocol's frame is looked at in table order, present or not. */
+static int request_frame(const void *req, size_t rlen, size_t *pos, uint32_t i,
+                         const char **bytes, size_t *blen)
+{
+    uint32_t proto = i - 1;
+    size_t at = *pos;
+    if (at >= rlen || frame_next(req, rlen, &at, &proto, bytes, blen) || proto != i)
+        return 0;
+    *pos = at;
+    return 1;
+}
+
+int coh_lock_request_check(const void *req, size_t rlen)
+{
+    if (coh_frames_valid(req, rlen))
+        return -1;
+    size_t pos = 0;
+    for (uint32_t i = 1; i < COH_NPROTO; i++) {
+        const tsr_protocol *pr = coh_protocols[i];
+        const char *bytes = NULL;
+        size_t blen = 0;
+        int mine = request_frame(req, rlen, &pos, i, &bytes, &blen);
+        if (mine && !pr->lock_request)
+            return -1;
+        if (pr->lock_request_check && pr->lock_request_check(mine ? bytes : NULL, blen))
+            return -1;
+    }
+    return pos == rlen ? 0 : -1;
 }
 
 /* A grant reads the request frame of each protocol, present or not; built
@@ -162,15 +225,14 @@ static int grant_frames(int lock, int node, const void *req, size_t rlen, pbuf *
 {
     if (coh_frames_valid(req, rlen))
         return -1;
-    uint32_t proto = 0;
-    const char *bytes = NULL;
-    size_t blen = 0, pos = 0;
-    int have = pos < rlen && !frame_next(req, rlen, &pos, &proto, &bytes, &blen);
+    size_t pos = 0;
     for (uint32_t i = 1; i < COH_NPROTO; i++) {
         const tsr_protocol *pr = coh_protocols[i];
         int (*hook)(int, int, const void *, size_t, pbuf *) =
             direct ? pr->lock_handoff : pr->lock_grant;
-        int mine = have && proto == i;
+        const char *bytes = NULL;
+        size_t blen = 0;
+        int mine = request_frame(req, rlen, &pos, i, &bytes, &blen);
         if (mine && !hook)
             return -1;
         if (hook) {
@@ -179,8 +241,6 @@ static int grant_frames(int lock, int node, const void *req, size_t rlen, pbuf *
                 return -1;
             frame_close(out, at, i);
         }
-        if (mine)
-            have = pos < rlen && !frame_next(req, rlen, &pos, &proto, &bytes, &blen);
     }
     return 0;
 }

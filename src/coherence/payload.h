@@ -34,6 +34,11 @@ void pbuf_free(pbuf *b);
 
 /* Each builds the frames of every protocol that has the hook. */
 void coh_lock_request(int lock, pbuf *out);
+/* Whether a lock request's frames are well formed for every protocol: 0,
+ * or -1. Checked where a request arrives (acquire, forward, bounce), so
+ * that the grant built from it later (coh_lock_grant, coh_lock_handoff)
+ * cannot fail. */
+int coh_lock_request_check(const void *req, size_t rlen);
 /* At the lock's grantor: the grant for `node`, given the frames of its
  * request. Returns -1 when the request is malformed. */
 int coh_lock_grant(int lock, int node, const void *req, size_t rlen, pbuf *out);
@@ -45,10 +50,23 @@ void coh_lock_peek(int lock, pbuf *out);
 void coh_barrier_arrival(pbuf *out);
 void coh_barrier_departure(pbuf *out);
 
-/* Each hands every frame to its protocol; returns -1 when the frames, or
- * one protocol's bytes, are malformed (the caller stops the job, naming
- * the message). */
+/* The payloads a node reads, by what they are (tsr_protocol.payload_check). */
+typedef enum {
+    PL_RELEASE,   /* a release, at the lock's manager (lock_merge) */
+    PL_GRANT,     /* a grant, at the acquirer (lock_acquire) */
+    PL_PEEKED,    /* a peek's answer (lock_peeked) */
+    PL_ARRIVAL,   /* a barrier arrival, at the root (barrier_merge) */
+    PL_DEPARTURE, /* a barrier departure (barrier_apply) */
+} payload_kind;
+
 int coh_frames_valid(const void *p, size_t len);
+/* Whether every frame of a payload of this kind (about `lock`, for lock
+ * payloads) is one its protocol reads: 0, or -1. Changes nothing, so a
+ * handler checks a payload whole where it arrives and rejects it
+ * (am_reject) before any protocol has applied a frame. */
+int coh_payload_check(payload_kind kind, int lock, const void *p, size_t len);
+/* Each hands every frame to its protocol, once coh_payload_check has
+ * passed them all; returns -1 (having changed nothing) when it does not. */
 int coh_lock_merge(int lock, int node, const void *p, size_t len);
 /* Ends this node's interval (every protocol flushes), then applies the
  * grant: the acquire of release consistency. */

@@ -40,12 +40,21 @@ typedef struct tsr_protocol {
 
     /* Synchronization payloads, all optional (payload.h frames them).
      * Writers append to `out` (nothing: no frame); readers get their own
-     * frame's bytes and return -1 when they are malformed, which stops the
-     * job naming the message. Hooks of a lock's grantor (grant, merge,
+     * frame's bytes, once payload_check has accepted it (and every other
+     * protocol's frame of the message), and return -1 only on a bug. Hooks of a lock's grantor (grant, merge,
      * peek) run on the comm thread or the application thread, one at a
      * time (under the lock manager's mutex). */
+    /* Whether this protocol's frame of a payload of `kind` (payload.h;
+     * `lock` for lock payloads, else -1) is one its reader accepts: 0, or
+     * -1. Changes nothing. A protocol whose readers accept any bytes has
+     * none. */
+    int (*payload_check)(payload_kind kind, int lock, const void *p, size_t len);
     /* The acquirer's request: what the grantor must know of it. */
     void (*lock_request)(int lock, pbuf *out);
+    /* Whether a request's frame (NULL, 0: none) is one its lock_grant and
+     * lock_handoff accept (0), or -1; changes nothing. Checked where the
+     * request arrives. */
+    int (*lock_request_check)(const void *req, size_t len);
     /* The grant to `node` of a lock free at its manager, built from its
      * request frame (req NULL, len 0: the request had none). */
     int (*lock_grant)(int lock, int node, const void *req, size_t len, pbuf *out);

@@ -102,11 +102,15 @@ static void on_tree(int src, const tsr_msg_hdr *h, void *payload)
     am_deliver(list[0], &inner, (char *)payload + head_bytes((uint32_t)n));
 }
 
-void mc_init(void)
+void mc_check(void)
 {
     if (cfg.multicast == MULTICAST_IP && !am_multicast_native())
         log_die("TSR_MULTICAST=ip: the transport (TSR_TRANSPORT) has no multicast; use "
                 "TSR_MULTICAST=tree, or a transport with it (docs/OMPNOW.md)");
+}
+
+void mc_init(void)
+{
     stats_register(&multicast_sends);
     stats_register(&multicast_forwards);
     am_register(MSG_TREE, on_tree);

@@ -15,9 +15,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Registers the tree's message; refuses TSR_MULTICAST=ip on a transport
- * without multicast. At tsr_init, after the transport is chosen. */
+/* Registers the tree's message; at tsr_init, before the transport starts. */
 void mc_init(void);
+/* Refuses TSR_MULTICAST=ip on a transport without multicast; once the
+ * transport has started (a backend knows only then whether it has it). */
+void mc_check(void);
 /* Lets messages of `type` come down a tree (others are rejected there). */
 void mc_allow(int type);
 

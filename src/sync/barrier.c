@@ -1,3 +1,13 @@
+/*
+ * barrier.c - the barrier: every node sends its arrival to the root (node
+ * 0), which sends every node the departure once all have arrived.
+ *
+ * The root knows who has arrived in the current epoch (a bitmap), and a
+ * node knows which epoch it waits to leave: a second arrival, one for
+ * another epoch, a departure not from the root or not awaited is rejected
+ * (am_reject) and changes nothing.
+ */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,45 +29,70 @@
  * node j without acks during the epoch (coh_barrier_release), which j must
  * receive before it leaves. */
 static uint32_t *expect;
+static unsigned char *arrived_from; /* in this epoch, by node */
 static int arrived;
 static uint64_t mgr_epoch;
 /* The epoch's first arrival: every other one must make the same call. */
 static coll_sig first_sig;
 static int first_node;
 
-/* Node side. */
+/* Node side. `awaited` is the epoch whose departure this node waits for
+ * (NO_EPOCH: none), taken back by the departure. */
+#define NO_EPOCH UINT64_MAX
 static uint64_t epoch;
 static struct {
     waiter w;
     void *departure; /* the protocols' frames */
     size_t len;
     uint32_t expected; /* counted messages to receive before leaving */
-} done;
+    _Atomic uint64_t awaited;
+} done = {.awaited = NO_EPOCH};
 
+/* Every arrival of an epoch must make its first arrival's call; a node that
+ * does not has misused the API, and the job stops naming both calls. */
 static void check_signature(int src, const char *wire)
 {
     coll_sig sig;
     memcpy(&sig, wire, sizeof sig);
-    if (!arrived) {
-        first_sig = sig;
-        first_node = src;
-    } else if (memcmp(&sig, &first_sig, sizeof sig)) {
+    if (arrived && memcmp(&sig, &first_sig, sizeof sig))
         coll_mismatch(mgr_epoch, first_node, &first_sig, src, &sig);
-    }
+}
+
+static const char *arrival_refused(int src, const tsr_msg_hdr *h, const void *payload,
+                                   size_t fixed)
+{
+    if (cfg.node != BARRIER_MANAGER)
+        return "an arrival at a node that is not the barrier's root";
+    if (h->arg[0] != mgr_epoch)
+        return "an arrival at another barrier than the current one";
+    if (arrived_from[src])
+        return "a second arrival at one barrier";
+    if (h->len < fixed)
+        return "an arrival shorter than its counters and call";
+    if (coh_payload_check(PL_ARRIVAL, -1, (const char *)payload + fixed, h->len - fixed))
+        return "a malformed arrival";
+    return NULL;
 }
 
 /* An arrival: the counters of messages sent, the call, then the
  * protocols' frames. */
 static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
 {
-    if (h->arg[0] != mgr_epoch)
-        log_die_status(1, "protocol error: node %d arrived at barrier %llu during barrier %llu",
-                       src, (unsigned long long)h->arg[0], (unsigned long long)mgr_epoch);
     size_t fixed = (size_t)cfg.nodes * sizeof(uint32_t) + sizeof(coll_sig);
-    if (h->len < fixed || coh_barrier_merge(src, (const char *)payload + fixed, h->len - fixed))
-        log_die_status(1, "protocol error: malformed barrier arrival from node %d", src);
+    const char *why = arrival_refused(src, h, payload, fixed);
+    if (why) {
+        am_reject(src, h, "%s", why);
+        return;
+    }
     const char *sent = payload;
     check_signature(src, sent + fixed - sizeof(coll_sig));
+    if (coh_barrier_merge(src, sent + fixed, h->len - fixed))
+        log_die_status(1, "barrier: the protocols refused an arrival checked on arrival");
+    if (!arrived) {
+        memcpy(&first_sig, sent + fixed - sizeof(coll_sig), sizeof first_sig);
+        first_node = src;
+    }
+    arrived_from[src] = 1;
     for (int j = 0; j < cfg.nodes; j++) {
         uint32_t c;
         memcpy(&c, sent + (size_t)j * sizeof c, sizeof c);
@@ -76,12 +111,30 @@ static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
     }
     pbuf_free(&out);
     memset(expect, 0, (size_t)cfg.nodes * sizeof *expect);
+    memset(arrived_from, 0, (size_t)cfg.nodes);
     arrived = 0;
     mgr_epoch++;
 }
 
+static const char *departure_refused(int src, const tsr_msg_hdr *h, const void *payload)
+{
+    if (src != BARRIER_MANAGER)
+        return "a departure not from the barrier's root";
+    if (coh_payload_check(PL_DEPARTURE, -1, payload, h->len))
+        return "a malformed departure";
+    uint64_t want = h->arg[0];
+    if (!atomic_compare_exchange_strong(&done.awaited, &want, NO_EPOCH))
+        return "a departure from a barrier this node does not wait at";
+    return NULL;
+}
+
 static void on_done(int src, const tsr_msg_hdr *h, void *payload)
 {
+    const char *why = departure_refused(src, h, payload);
+    if (why) {
+        am_reject(src, h, "%s", why);
+        return;
+    }
     if (!(done.departure = malloc(h->len + 1)))
         log_die_status(1, "out of memory (barrier)");
     memcpy(done.departure, payload, h->len);
@@ -93,7 +146,8 @@ static void on_done(int src, const tsr_msg_hdr *h, void *payload)
 void barrier_init(void)
 {
     expect = calloc((size_t)cfg.nodes, sizeof *expect);
-    if (!expect)
+    arrived_from = calloc((size_t)cfg.nodes, 1);
+    if (!expect || !arrived_from)
         log_die("out of memory (barrier)");
     am_register(MSG_BARRIER_ARRIVE, on_arrive);
     am_register(MSG_BARRIER_DONE, on_done);
@@ -109,6 +163,7 @@ void tsr_barrier(void)
 void barrier_collective(const coll_sig *sig)
 {
     double t0 = now_s();
+    am_wait_room();
     stall_enter(epoch, sig);
     size_t counts = (size_t)cfg.nodes * sizeof(uint32_t);
     uint32_t *sent = calloc(1, counts);
@@ -122,6 +177,7 @@ void barrier_collective(const coll_sig *sig)
     pbuf_put(&msg, sig, sizeof *sig);
     coh_barrier_arrival(&msg);
     waiter_init(&done.w, 1);
+    atomic_store(&done.awaited, epoch); /* before the departure can come */
     am_send(BARRIER_MANAGER, MSG_BARRIER_ARRIVE, epoch, 0, 0, msg.p, msg.len);
     pbuf_free(&msg);
     free(sent);
@@ -129,7 +185,7 @@ void barrier_collective(const coll_sig *sig)
     stall_leave();
     epoch++;
     if (coh_barrier_done(done.departure, done.len, done.expected))
-        log_die_status(1, "protocol error: malformed barrier departure");
+        log_die_status(1, "barrier: the protocols refused a departure checked on arrival");
     free(done.departure);
     STAT_ADD(barriers, 1);
     STAT_TIME(barrier_wait_s, now_s() - t0);

@@ -18,6 +18,7 @@
  * What requests, grants and releases carry is the protocols' (payload.h).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@
 #include "stats/stats.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
+#include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -50,6 +52,19 @@ typedef struct lock_mgr {
     peeker *peekers;
 } lock_mgr;
 
+/* What the manager knows of one node's requests of one lock it manages, so
+ * that it can tell a duplicate or forged message from an honest one. A
+ * cycle is `open` from its request until its release reaches the manager
+ * or the node asks again (a node with a successor hands the lock on
+ * without telling the manager, and can only ask again after that). */
+typedef struct asker {
+    uint32_t cycle; /* its last request cycle (cycles count up by one) */
+    uint8_t open;
+    int16_t succ;   /* the node whose request went to it in that cycle, or -1 */
+    int16_t bounce; /* the node whose request it owes back (its release
+                     * crossed that forward), or -1 */
+} asker;
+
 /* A request waiting at its predecessor, with its payload (the grant is
  * built from it). */
 typedef struct successor {
@@ -68,6 +83,7 @@ typedef struct lock_node {
 } lock_node;
 
 static lock_mgr *mgr;
+static asker *askers; /* per managed lock, one per node (asker_of) */
 static lock_node *mine;
 static pthread_mutex_t mgr_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t node_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -80,19 +96,33 @@ static unsigned char held_here[COH_LOCK_SLOTS];
  * for the grant that each of them leads to. */
 static uint32_t *releases_sent;
 
-/* The grant this node's application thread waits for. */
+/* The grant this node's application thread waits for: `lock` is the lock
+ * it waits for (-1: none), taken back by the grant that ends the wait. */
 static struct {
     waiter w;
     void *payload;
     size_t len;
-} grant;
+    _Atomic int lock;
+} grant = {.lock = -1};
 
 static int manager_of(int id) { return id % cfg.nodes; }
+
+static asker *asker_of(int id, int node) { return &askers[(id / cfg.nodes) * cfg.nodes + node]; }
 
 static void check_id(const char *fn, int id)
 {
     if (id < 0 || id >= TSR_MAX_LOCKS)
         log_die("%s(%d): lock id out of range [0, %d)", fn, id, TSR_MAX_LOCKS);
+}
+
+/* The manager's and a node's steps return a verdict: NULL when the step
+ * was taken, else the rule its message broke, and then it changed nothing.
+ * A handler rejects such a message (judge); on this node's own path the
+ * same verdict is a bug, and stops the node. */
+static void own(const char *why, int id)
+{
+    if (why)
+        log_die_status(1, "lock %d: this node broke its own protocol: %s", id, why);
 }
 
 _Static_assert(TSR_MAX_LOCKS == MSG_PROGRAM_LOCKS && TSR_MAX_FLAGS == MSG_FLAGS,
@@ -106,23 +136,19 @@ static uint64_t wire_id(int slot)
                                 : MSG_FLAG_LOCKS + (uint64_t)(slot - TSR_MAX_LOCKS);
 }
 
-/* The slot of a lock id from the wire; `managed`: one this node manages. */
-static int wire_lock(int src, const tsr_msg_hdr *h, int managed)
+/* The slot a message's lock id names (the table checked it is a program's
+ * lock or a flag's). */
+static int slot_of(const tsr_msg_hdr *h)
 {
     uint64_t id = h->arg[0];
-    uint64_t slot = id < TSR_MAX_LOCKS ? id : id - MSG_FLAG_LOCKS + TSR_MAX_LOCKS;
-    if (slot >= COH_LOCK_SLOTS || (managed && manager_of((int)slot) != cfg.node))
-        log_die_status(1, "protocol error: node %d names lock %llu%s", src,
-                       (unsigned long long)id, managed ? ", not managed here" : "");
-    return (int)slot;
+    return (int)(id < TSR_MAX_LOCKS ? id : id - MSG_FLAG_LOCKS + TSR_MAX_LOCKS);
 }
 
-/* A node id from the wire. */
-static int wire_node(int src, uint64_t node)
+/* The lock of a message to the lock's manager: NULL if this node manages
+ * it. */
+static const char *not_managed(const tsr_msg_hdr *h)
 {
-    if (node >= (uint64_t)cfg.nodes)
-        log_die_status(1, "protocol error: node %d names node %llu", src, (unsigned long long)node);
-    return (int)node;
+    return manager_of(slot_of(h)) == cfg.node ? NULL : "a lock this node does not manage";
 }
 
 static void *copy_of(const void *p, size_t len)
@@ -134,6 +160,16 @@ static void *copy_of(const void *p, size_t len)
     return c;
 }
 
+/* Takes the grant of lock id that this node waits for: NULL, or why this
+ * node cannot take one now. */
+static const char *take_grant(int id)
+{
+    int want = id;
+    return atomic_compare_exchange_strong(&grant.lock, &want, -1)
+               ? NULL
+               : "a grant of a lock this node does not wait for";
+}
+
 static void deliver_grant(const void *payload, size_t len)
 {
     grant.payload = copy_of(payload, len);
@@ -143,18 +179,21 @@ static void deliver_grant(const void *payload, size_t len)
 
 static void send_grant(int id, int node, const pbuf *out)
 {
-    if (node == cfg.node)
+    if (node == cfg.node) {
+        own(take_grant(id), id);
         deliver_grant(out->p, out->len);
-    else
+    } else {
         am_send(node, MSG_LOCK_GRANT, wire_id(id), 0, 0, out->p, out->len);
+    }
 }
 
-/* The manager grants a free lock (or one a bounce hands back). */
+/* The manager grants a free lock (or one a bounce hands back). The request
+ * was checked when it arrived (coh_lock_request_check). */
 static void mgr_grant(int id, int node, const void *req, size_t rlen)
 {
     pbuf out = {0};
-    if (coh_lock_grant(id, node, req, rlen, &out))
-        log_die_status(1, "protocol error: malformed request of lock %d from node %d", id, node);
+    own(coh_lock_grant(id, node, req, rlen, &out) ? "its protocols refused a checked request"
+                                                   : NULL, id);
     send_grant(id, node, &out);
     pbuf_free(&out);
 }
@@ -163,17 +202,28 @@ static void mgr_grant(int id, int node, const void *req, size_t rlen)
 
 static void bounce(int id, int node, const void *req, size_t rlen);
 
-/* A request forwarded to this node for its cycle `cycle` of lock id. */
-static void forwarded(int id, int node, uint32_t cycle, const void *req, size_t rlen)
+/* A request of `node` forwarded to this node for its cycle `cycle` of lock
+ * id: kept as the successor if that cycle is on, else sent back. */
+static const char *forwarded(int id, int node, uint32_t cycle, const void *req, size_t rlen)
 {
+    if (node == cfg.node)
+        return "a forward of this node's own request";
+    if (coh_lock_request_check(req, rlen))
+        return "a malformed request";
+    const char *why = NULL;
     pthread_mutex_lock(&node_mutex);
     lock_node *l = &mine[id];
-    int keep = l->on && l->cycle == cycle && l->next.node < 0;
-    if (keep)
+    int now = l->on && l->cycle == cycle;
+    if ((int32_t)(cycle - l->cycle) > 0)
+        why = "a forward for a cycle this node has not begun";
+    else if (now && l->next.node >= 0)
+        why = "a second successor in one cycle";
+    else if (now)
         l->next = (successor){node, copy_of(req, rlen), rlen};
     pthread_mutex_unlock(&node_mutex);
-    if (!keep)
+    if (!why && !now)
         bounce(id, node, req, rlen);
+    return why;
 }
 
 /* ---- Manager side ---------------------------------------------------------- */
@@ -181,24 +231,47 @@ static void forwarded(int id, int node, uint32_t cycle, const void *req, size_t 
 static void forward(int id, int tail, uint32_t cycle, int node, const void *req, size_t rlen)
 {
     if (tail == cfg.node)
-        forwarded(id, node, cycle, req, rlen);
+        own(forwarded(id, node, cycle, req, rlen), id);
     else
         am_send(tail, MSG_LOCK_FWD, wire_id(id), (uint64_t)node, cycle, req, rlen);
 }
 
-static void mgr_acquire(int id, int node, uint32_t cycle, const void *req, size_t rlen)
+/* A node may not ask while it is the last that asked (it holds the lock or
+ * waits for it, nobody after it: only its release ends that cycle), and
+ * each of its requests is the next cycle of its own. */
+static const char *acquire_refused(int id, int node, uint32_t cycle)
 {
+    const asker *a = asker_of(id, node);
+    if (a->open && mgr[id].tail == node)
+        return "a request from a node that holds the lock or waits for it";
+    if (cycle != a->cycle + 1)
+        return "a request cycle that is not the node's next (a duplicate)";
+    return NULL;
+}
+
+static const char *mgr_acquire(int id, int node, uint32_t cycle, const void *req, size_t rlen)
+{
+    if (coh_lock_request_check(req, rlen))
+        return "a malformed request";
     pthread_mutex_lock(&mgr_mutex);
+    const char *why = acquire_refused(id, node, cycle);
     lock_mgr *l = &mgr[id];
     int tail = l->tail;
     uint32_t tail_cycle = l->tail_cycle;
-    l->tail = node;
-    l->tail_cycle = cycle;
-    if (tail < 0)
-        mgr_grant(id, node, req, rlen);
+    if (!why) {
+        asker *a = asker_of(id, node);
+        *a = (asker){cycle, 1, -1, a->bounce};
+        if (tail >= 0)
+            asker_of(id, tail)->succ = (int16_t)node;
+        l->tail = node;
+        l->tail_cycle = cycle;
+        if (tail < 0)
+            mgr_grant(id, node, req, rlen);
+    }
     pthread_mutex_unlock(&mgr_mutex);
-    if (tail >= 0)
+    if (!why && tail >= 0)
         forward(id, tail, tail_cycle, node, req, rlen);
+    return why;
 }
 
 static void answer_peek(int id, int node, uint64_t reply)
@@ -209,77 +282,144 @@ static void answer_peek(int id, int node, uint64_t reply)
     pbuf_free(&out);
 }
 
-static void mgr_release(int id, int node, const void *payload, size_t len)
+/* Only a node whose cycle `cycle` is open here releases; one whose release
+ * crosses the forward of its successor owes that request back (a bounce)
+ * before its next release. */
+static const char *release_refused(const asker *a, uint32_t cycle)
+{
+    if (!a->open || a->cycle != cycle)
+        return "a release from a node that does not hold the lock";
+    if (a->bounce >= 0)
+        return "a release before the bounce the node owes";
+    return NULL;
+}
+
+static const char *mgr_release(int id, int node, uint32_t cycle, const void *payload,
+                               size_t len)
 {
     pthread_mutex_lock(&mgr_mutex);
     lock_mgr *l = &mgr[id];
-    if (l->tail < 0 || coh_lock_merge(id, node, payload, len))
-        log_die_status(1, "protocol error: malformed release of lock %d from node %d", id, node);
-    for (peeker *pk = l->peekers, *next; pk; pk = next) {
-        next = pk->next;
-        answer_peek(id, pk->node, pk->reply);
-        free(pk);
+    asker *a = asker_of(id, node);
+    const char *why = release_refused(a, cycle);
+    if (!why && coh_lock_merge(id, node, payload, len))
+        why = "a malformed release";
+    if (!why) {
+        *a = (asker){a->cycle, 0, -1, a->succ};
+        for (peeker *pk = l->peekers, *next; pk; pk = next) {
+            next = pk->next;
+            answer_peek(id, pk->node, pk->reply);
+            free(pk);
+        }
+        l->peekers = NULL;
+        if (l->tail == node) /* nobody asked since: the lock is free */
+            l->tail = -1;
     }
-    l->peekers = NULL;
-    if (l->tail == node) /* nobody asked since: the lock is free */
-        l->tail = -1;
     pthread_mutex_unlock(&mgr_mutex);
+    return why;
 }
 
-/* A forward found its cycle over: the release it crossed is merged here
- * (it came first on the same connection), so grant from here. */
-static void mgr_bounced(int id, int node, const void *req, size_t rlen)
+/* Node `from` sends back `node`'s request, forwarded to it in a cycle its
+ * release had ended: that release is merged here (it came first on the
+ * same connection), so grant from here. */
+static const char *mgr_bounced(int id, int from, int node, const void *req, size_t rlen)
 {
+    if (coh_lock_request_check(req, rlen))
+        return "a malformed request";
     pthread_mutex_lock(&mgr_mutex);
-    mgr_grant(id, node, req, rlen);
+    asker *a = asker_of(id, from);
+    const char *why = a->bounce == node ? NULL : "a bounce of a request the node does not owe";
+    if (!why) {
+        a->bounce = -1;
+        mgr_grant(id, node, req, rlen);
+    }
     pthread_mutex_unlock(&mgr_mutex);
+    return why;
 }
 
 static void bounce(int id, int node, const void *req, size_t rlen)
 {
     if (manager_of(id) == cfg.node)
-        mgr_bounced(id, node, req, rlen);
+        own(mgr_bounced(id, cfg.node, node, req, rlen), id);
     else
         am_send(manager_of(id), MSG_LOCK_BOUNCE, wire_id(id), (uint64_t)node, 0, req, rlen);
 }
 
 /* ---- Handlers -------------------------------------------------------------- */
 
+/* Rejects h if `why` says it breaks a rule (see own()). */
+static void judge(int src, const tsr_msg_hdr *h, const char *why)
+{
+    if (why)
+        am_reject(src, h, "%s", why);
+}
+
 static void on_lock_acq(int src, const tsr_msg_hdr *h, void *payload)
 {
-    mgr_acquire(wire_lock(src, h, 1), src, (uint32_t)h->arg[1], payload, h->len);
+    const char *why = not_managed(h);
+    judge(src, h, why ? why : mgr_acquire(slot_of(h), src, (uint32_t)h->arg[1], payload,
+                                          h->len));
 }
 
 static void on_lock_fwd(int src, const tsr_msg_hdr *h, void *payload)
 {
-    int id = wire_lock(src, h, 0);
-    forwarded(id, wire_node(src, h->arg[1]), (uint32_t)h->arg[2], payload, h->len);
+    int id = slot_of(h);
+    if (src != manager_of(id))
+        judge(src, h, "a forward not from the lock's manager");
+    else
+        judge(src, h, forwarded(id, (int)h->arg[1], (uint32_t)h->arg[2], payload, h->len));
 }
 
 static void on_lock_bounce(int src, const tsr_msg_hdr *h, void *payload)
 {
-    mgr_bounced(wire_lock(src, h, 1), wire_node(src, h->arg[1]), payload, h->len);
+    const char *why = not_managed(h);
+    judge(src, h, why ? why : mgr_bounced(slot_of(h), src, (int)h->arg[1], payload, h->len));
 }
 
 static void on_lock_rel(int src, const tsr_msg_hdr *h, void *payload)
 {
-    mgr_release(wire_lock(src, h, 1), src, payload, h->len);
-    coh_counted_arrival((uint32_t)h->arg[2]);
+    const char *why = not_managed(h);
+    if (!why)
+        why = mgr_release(slot_of(h), src, (uint32_t)h->arg[1], payload, h->len);
+    judge(src, h, why);
+    if (!why)
+        coh_counted_arrival((uint32_t)h->arg[2]);
 }
 
 static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
 {
-    deliver_grant(payload, h->len);
+    const char *why =
+        coh_payload_check(PL_GRANT, slot_of(h), payload, h->len) ? "a malformed grant" : NULL;
+    if (!why)
+        why = take_grant(slot_of(h));
+    judge(src, h, why);
+    if (!why)
+        deliver_grant(payload, h->len);
+}
+
+/* A node has one application thread, so at most one peek of a lock waits
+ * for it: a second is a duplicate (and the waiting list stays bounded). */
+static int peek_waits(const lock_mgr *l, int node)
+{
+    for (const peeker *pk = l->peekers; pk; pk = pk->next)
+        if (pk->node == node)
+            return 1;
+    return 0;
 }
 
 /* A node reads the lock's bound data without the lock: now if the lock is
  * free, else when a release reaches the manager. */
 static void on_lock_peek(int src, const tsr_msg_hdr *h, void *payload)
 {
-    int id = wire_lock(src, h, 1);
+    int id = slot_of(h);
+    if (manager_of(id) != cfg.node) {
+        judge(src, h, not_managed(h));
+        return;
+    }
     pthread_mutex_lock(&mgr_mutex);
     lock_mgr *l = &mgr[id];
-    if (l->tail < 0) {
+    if (peek_waits(l, src)) {
+        judge(src, h, "a second peek while the node's first waits");
+    } else if (l->tail < 0) {
         answer_peek(id, src, h->arg[1]);
     } else {
         peeker *pk = malloc(sizeof *pk);
@@ -291,25 +431,53 @@ static void on_lock_peek(int src, const tsr_msg_hdr *h, void *payload)
     pthread_mutex_unlock(&mgr_mutex);
 }
 
+/* A peek's wait (lock_peek): the request id names it. */
+typedef struct peek_wait {
+    waiter w;
+    int lock;
+} peek_wait;
+
 static void on_lock_data(int src, const tsr_msg_hdr *h, void *payload)
 {
-    if (h->arg[0] >= TSR_MAX_LOCKS || coh_lock_peeked((int)h->arg[0], payload, h->len))
-        log_die_status(1, "protocol error: malformed data of lock %d from node %d",
-                       (int)h->arg[0], src);
-    waiter_done((waiter *)(uintptr_t)h->arg[1]);
+    peek_wait *pw = req_ctx(h->arg[1]);
+    if (pw->lock != slot_of(h)) {
+        judge(src, h, "the data of another lock than the one asked for");
+        return;
+    }
+    if (coh_lock_peeked(pw->lock, payload, h->len)) {
+        judge(src, h, "malformed lock data");
+        return;
+    }
+    req_close(h->arg[1]);
+    waiter_done(&pw->w);
+}
+
+void lock_peek(int id)
+{
+    peek_wait pw = {.lock = id};
+    am_msg m;
+    int to = manager_of(id);
+    waiter_init(&pw.w, 1);
+    am_post(to, &m, MSG_LOCK_PEEK, wire_id(id), req_open(to, MSG_LOCK_DATA, &pw), 0, NULL, 0);
+    waiter_wait(&pw.w);
 }
 
 void lock_init(void)
 {
+    /* One asker per node for each lock this node manages. */
+    size_t nask = (size_t)(COH_LOCK_SLOTS / cfg.nodes + 1) * (size_t)cfg.nodes;
     mgr = calloc(COH_LOCK_SLOTS, sizeof *mgr);
+    askers = calloc(nask, sizeof *askers);
     mine = calloc(COH_LOCK_SLOTS, sizeof *mine);
     releases_sent = calloc((size_t)cfg.nodes, sizeof *releases_sent);
-    if (!mgr || !mine || !releases_sent)
+    if (!mgr || !askers || !mine || !releases_sent)
         log_die("out of memory (lock table)");
     for (int id = 0; id < COH_LOCK_SLOTS; id++) {
         mgr[id].tail = -1;
         mine[id].next.node = -1;
     }
+    for (size_t k = 0; k < nask; k++)
+        askers[k].succ = askers[k].bounce = -1;
     am_register(MSG_LOCK_ACQ, on_lock_acq);
     am_register(MSG_LOCK_FWD, on_lock_fwd);
     am_register(MSG_LOCK_BOUNCE, on_lock_bounce);
@@ -347,8 +515,10 @@ void lock_acquire(int id)
     if (held_here[id])
         log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
     double t0 = now_s();
+    am_wait_room();
     int m = manager_of(id);
     waiter_init(&grant.w, 1);
+    atomic_store(&grant.lock, id); /* before any grant can come */
     pthread_mutex_lock(&node_mutex);
     uint32_t cycle = ++mine[id].cycle;
     mine[id].on = 1;
@@ -356,7 +526,7 @@ void lock_acquire(int id)
     pbuf req = {0};
     coh_lock_request(id, &req);
     if (m == cfg.node) {
-        mgr_acquire(id, cfg.node, cycle, req.p, req.len);
+        own(mgr_acquire(id, cfg.node, cycle, req.p, req.len), id);
     } else {
         am_send(m, MSG_LOCK_ACQ, wire_id(id), cycle, 0, req.p, req.len);
         STAT_ADD(remote_lock_acquires, 1);
@@ -364,8 +534,8 @@ void lock_acquire(int id)
     pbuf_free(&req);
     stall_wait(&grant.w, id);
     held_here[id] = 1;
-    if (coh_lock_acquire(id, grant.payload, grant.len))
-        log_die_status(1, "protocol error: malformed grant of lock %d", id);
+    own(coh_lock_acquire(id, grant.payload, grant.len) ? "its protocols refused a checked grant"
+                                                        : NULL, id);
     free(grant.payload);
     STAT_ADD(lock_acquires, 1);
     STAT_TIME(lock_wait_s, now_s() - t0);
@@ -379,28 +549,29 @@ void lock_release(int id)
 {
     if (!held_here[id])
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
+    am_wait_room();
     coh_release();
     held_here[id] = 0;
     pbuf out = {0};
     pthread_mutex_lock(&node_mutex);
     successor next = mine[id].next;
+    uint32_t cycle = mine[id].cycle;
     mine[id].next.node = -1;
     if (next.node < 0) {
         coh_lock_release(id, &out);
         int m = manager_of(id);
         if (m == cfg.node) {
-            mgr_release(id, cfg.node, out.p, out.len);
+            own(mgr_release(id, cfg.node, cycle, out.p, out.len), id);
         } else {
-            am_send(m, MSG_LOCK_REL, wire_id(id), 0, coh_epoch(), out.p, out.len);
+            am_send(m, MSG_LOCK_REL, wire_id(id), cycle, coh_epoch(), out.p, out.len);
             releases_sent[m]++;
         }
     }
     mine[id].on = 0;
     pthread_mutex_unlock(&node_mutex);
     if (next.node >= 0) {
-        if (coh_lock_handoff(id, next.node, next.req, next.len, &out))
-            log_die_status(1, "protocol error: malformed request of lock %d from node %d", id,
-                           next.node);
+        own(coh_lock_handoff(id, next.node, next.req, next.len, &out)
+                ? "its protocols refused a checked request" : NULL, id);
         send_grant(id, next.node, &out);
         free(next.req);
     }

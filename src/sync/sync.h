@@ -29,6 +29,11 @@ void lock_release(int id);
 void flag_init(void);
 /* Whether this node holds lock `id` (the stall detector asks). */
 int lock_held_here(int id);
+/* Reads the data bound to lock `id` (coherence/payload.h) without taking
+ * the lock: asks its manager, which answers when the lock is free, and
+ * waits for the answer to be installed. Async-signal-safe (Munin's fault
+ * handler reads that way). */
+void lock_peek(int id);
 /* At a barrier arrival: adds the releases sent to each manager since the
  * last barrier to sent[] (the barrier's counted messages). */
 void lock_count_releases(uint32_t *sent);

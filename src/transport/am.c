@@ -99,8 +99,10 @@ static int guarded(const void *payload, size_t len)
     return len && p < guard_hi && p + len > guard_lo;
 }
 
-void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
-             size_t len)
+/* am_send and am_send_unordered: the message goes to this node's own
+ * comm thread, or to the backend by `post`. */
+static void send_by(void (*post)(int, am_msg *), int dest, int type, uint64_t a0, uint64_t a1,
+                    uint64_t a2, const void *payload, size_t len)
 {
     am_msg m;
     fill(&m, type, a0, a1, a2, payload, len);
@@ -112,29 +114,55 @@ void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const vo
     if (guarded(payload, len)) {
         /* Copied here, with no lock held: the copy may fault, and the fault
          * handler sends messages of its own (see am_guard_range). */
-        core_post(dest, copy_msg(&m));
+        post(dest, copy_msg(&m));
         return;
     }
     /* Try to write it at once; the backend copies it (via am_msg.heap = -1)
      * only if the socket cannot take all of it now. */
     m.heap = -1;
-    core_post(dest, &m);
+    post(dest, &m);
+}
+
+void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
+             size_t len)
+{
+    send_by(core_post, dest, type, a0, a1, a2, payload, len);
 }
 
 void am_send_unordered(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2,
                        const void *payload, size_t len)
 {
-    am_send(dest, type, a0, a1, a2, payload, len);
+    send_by(core_post_unordered, dest, type, a0, a1, a2, payload, len);
 }
 
 void am_multicast(const int *dests, int n, int type, uint64_t a0, uint64_t a1, uint64_t a2,
                   const void *payload, size_t len)
 {
+    am_msg m;
+    fill(&m, type, a0, a1, a2, payload, len);
+    int others = 0;
     for (int i = 0; i < n; i++)
-        am_send(dests[i], type, a0, a1, a2, payload, len);
+        if (dests[i] == cfg.node)
+            core_post_self(copy_msg(&m));
+        else
+            others++;
+    /* The backend copies the message; one in shared memory is copied here
+     * first, with no lock held (see am_guard_range). */
+    am_msg *c = guarded(payload, len) ? copy_msg(&m) : &m;
+    int native = others && core_multicast(dests, n, c);
+    if (c != &m)
+        free(c);
+    for (int i = 0; i < n; i++) {
+        if (dests[i] == cfg.node)
+            continue;
+        if (native)
+            count_sent(&m);
+        else
+            am_send(dests[i], type, a0, a1, a2, payload, len);
+    }
 }
 
-int am_multicast_native(void) { return 0; }
+int am_multicast_native(void) { return core_multicast_native(); }
 
 void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2,
              const void *payload, size_t len)

@@ -13,8 +13,9 @@
  * A stream backend (tcp.c, shm.c) may cut a message anywhere and uses
  * stream.h to put it together again. A datagram backend fits the same
  * table: its progress() runs its own acknowledgements and retransmissions,
- * and delivers per sender in order; a service class without ordering or a
- * multicast would be a further entry, not a change to these.
+ * and delivers per sender in order. A backend with a service class
+ * without ordering (udp) fills post_unordered; the others leave it NULL and
+ * their ordered post serves am_send_unordered too.
  */
 #ifndef TSR_BACKEND_H
 #define TSR_BACKEND_H
@@ -31,6 +32,16 @@ typedef struct tsr_backend {
      * m->heap != -1 (am_post's messages). A message with heap == -1 that
      * must wait is copied with am_detach(). */
     void (*post)(int dest, am_msg *m);
+    /* The same for am_send_unordered: exactly once, in any order with the
+     * sender's other messages. NULL: post. */
+    void (*post_unordered)(int dest, am_msg *m);
+    /* Sends a copy of m (which stays the caller's) to every node of dests
+     * but this one with one transmission, in order with what this node
+     * posted to each; returns 0, having sent nothing, when it cannot now
+     * (am_multicast then posts to each). NULL: never. Not on the fault path. */
+    int (*multicast)(const int *dests, int n, const am_msg *m);
+    /* 1 when multicast can succeed at all. NULL: 0. */
+    int (*multicast_native)(void);
     /* Comm thread only: waits at most timeout_ms (0: not at all) for
      * something to do, then delivers this node's own messages
      * (core_drain_self), flushes what waits to be written, and receives and
@@ -47,5 +58,6 @@ typedef struct tsr_backend {
 
 extern const tsr_backend tcp_backend;
 extern const tsr_backend shm_backend;
+extern const tsr_backend udp_backend;
 
 #endif

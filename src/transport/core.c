@@ -60,6 +60,20 @@ const char *transport_name(void) { return backend ? backend->name : "none"; }
 
 void core_post(int dest, am_msg *m) { backend->post(dest, m); }
 
+void core_post_unordered(int dest, am_msg *m)
+{
+    (backend->post_unordered ? backend->post_unordered : backend->post)(dest, m);
+}
+
+int core_multicast(const int *dests, int n, const am_msg *m)
+{
+    return backend->multicast && backend->multicast(dests, n, m);
+}
+
+int core_on_comm_thread(void) { return pthread_equal(pthread_self(), comm_thread); }
+
+int core_multicast_native(void) { return backend->multicast_native && backend->multicast_native(); }
+
 void core_post_self(am_msg *m)
 {
     spin_lock(&self_lock);
@@ -259,6 +273,8 @@ static const tsr_backend *choose(void)
     switch (cfg.transport) {
     case TRANSPORT_SHM:
         return &shm_backend;
+    case TRANSPORT_UDP:
+        return &udp_backend;
     case TRANSPORT_AUTO:
         /* tsrun makes the rings only for a job whose nodes share this host. */
         return cfg.shm_fd >= 0 || cfg.nodes == 1 ? &shm_backend : &tcp_backend;
@@ -273,6 +289,7 @@ void transport_start(void)
     life = calloc((size_t)cfg.nodes, sizeof *life);
     if (!life)
         log_die("cannot set up the transport: out of memory");
+    sendq_init();
     last_tick = last_beat = now_s();
     for (int j = 0; j < cfg.nodes; j++)
         life[j].heard = last_tick;

@@ -31,10 +31,21 @@ const char *transport_name(void);
 
 /* For am.c: to a peer, to this node's comm thread, and the hybrid spin hint. */
 void core_post(int dest, am_msg *m);
+void core_post_unordered(int dest, am_msg *m);
+int core_multicast(const int *dests, int n, const am_msg *m);
+int core_multicast_native(void);
+/* 1 on the comm thread (which must never wait for its own progress). */
+int core_on_comm_thread(void);
 void core_post_self(am_msg *m);
 void core_expect_reply(void);
 
 /* For backends. */
+/* What a backend queued for `peer` because its link was full, and what
+ * left that queue (written out): counted against TSR_SEND_QUEUE (sendq.c).
+ * Async-signal-safe. */
+void sendq_init(void);
+void sendq_grew(int peer, size_t bytes);
+void sendq_shrank(int peer, size_t bytes);
 /* Bytes arrived from src: it is alive, even in the middle of a message too
  * long to arrive within TSR_HEARTBEAT. Comm thread only. */
 void core_heard(int src);

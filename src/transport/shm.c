@@ -182,6 +182,7 @@ static void shm_post(int dest, am_msg *m)
     if (m->heap == -1)
         m = am_detach(m);
     m->next = NULL;
+    sendq_grew(dest, STREAM_BYTES(m->hdr.len));
     if (q->tail)
         q->tail->next = m;
     else
@@ -214,6 +215,7 @@ static int flush(int dest)
             __atomic_store_n(&q->head, m->next, __ATOMIC_RELAXED);
             if (!q->head)
                 q->tail = NULL;
+            sendq_shrank(dest, STREAM_BYTES(m->hdr.len));
             release_msg(m);
             if (!q->head)
                 break;
@@ -410,5 +412,5 @@ static void shm_stop(void)
     free(watch);
 }
 
-const tsr_backend shm_backend = {"shm", shm_start, shm_post, shm_progress, shm_wake, shm_idle,
-                                 shm_stop};
+const tsr_backend shm_backend = {"shm", shm_start, shm_post, NULL, NULL, NULL, shm_progress, shm_wake,
+                                 shm_idle, shm_stop};

@@ -98,6 +98,7 @@ static void tcp_post(int dest, am_msg *m)
     if (m->heap == -1)
         m = am_detach(m);
     m->next = NULL;
+    sendq_grew(dest, STREAM_BYTES(m->hdr.len));
     if (p->tail)
         p->tail->next = m;
     else
@@ -115,6 +116,7 @@ static void flush_peer(peer *p)
         set_head(p, m->next);
         if (!p->head)
             p->tail = NULL;
+        sendq_shrank((int)(p - peers), STREAM_BYTES(m->hdr.len));
         release_msg(m);
     }
     spin_unlock(&p->lock);
@@ -207,5 +209,5 @@ static void tcp_stop(void)
     close(wake_fd);
 }
 
-const tsr_backend tcp_backend = {"tcp", tcp_start, tcp_post, tcp_progress, tcp_wake, tcp_idle,
-                                 tcp_stop};
+const tsr_backend tcp_backend = {"tcp", tcp_start, tcp_post, NULL, NULL, NULL, tcp_progress, tcp_wake,
+                                 tcp_idle, tcp_stop};

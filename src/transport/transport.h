@@ -68,6 +68,12 @@ int am_multicast_native(void);
 void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2,
              const void *payload, size_t len);
 
+/* Waits until no send queue to a peer is over its bound (TSR_SEND_QUEUE):
+ * back-pressure for the application thread, which calls it where it holds
+ * no lock of the runtime (the start of each synchronization call; see
+ * transport/sendq.c for who waits and who never does). */
+void am_wait_room(void);
+
 /* Lets a thread that is about to wait for a reply tell the progress engine
  * to poll rather than sleep (hybrid policy). Async-signal-safe. */
 void am_expect_reply(void);

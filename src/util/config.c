@@ -162,12 +162,66 @@ static void load_region(void)
                 (unsigned long)cfg.base, cfg.memory);
 }
 
+/* One key=value of TSR_FAULTS into cfg.faults; 0, or -1 if it is not one. */
+static int fault_key(const char *key, const char *val)
+{
+    char *end;
+    errno = 0;
+    if (!strcmp(key, "seed")) {
+        cfg.faults.seed = strtoull(val, &end, 10);
+        return errno || end == val || *end || val[0] == '-' ? -1 : 0;
+    }
+    double v = strtod(val, &end);
+    if (errno || end == val || v < 0)
+        return -1;
+    if (!strcmp(key, "delay")) {
+        double unit = !strcmp(end, "us") || !*end ? 1 : !strcmp(end, "ms") ? 1e3
+                      : !strcmp(end, "s") ? 1e6 : -1;
+        if (unit < 0 || v * unit > 1e6)
+            return -1;
+        cfg.faults.delay_us = (uint32_t)(v * unit);
+        return 0;
+    }
+    double *p = !strcmp(key, "loss") ? &cfg.faults.loss : !strcmp(key, "dup") ? &cfg.faults.dup
+              : !strcmp(key, "reorder") ? &cfg.faults.reorder : NULL;
+    if (!p || *end || v > 0.5)
+        return -1;
+    *p = v;
+    return 0;
+}
+
+/* TSR_FAULTS=loss=P,dup=P,reorder=P,delay=T,seed=N, each key optional.
+ * They are injected below the udp backend's reliability, which tcp and
+ * shm do not have: there they would only lose messages. */
+static void load_faults(void)
+{
+    const char *s = env("TSR_FAULTS");
+    if (!s || !*s)
+        return;
+    char buf[256];
+    if (strlen(s) >= sizeof buf)
+        log_die("TSR_FAULTS is longer than %zu characters", sizeof buf - 1);
+    strcpy(buf, s);
+    cfg.faults = (tsr_faults){.on = 1, .seed = 1};
+    for (char *save, *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (eq)
+            *eq = 0;
+        if (!eq || fault_key(kv, eq + 1))
+            log_die("TSR_FAULTS='%s': '%s' is not one of loss=P, dup=P, reorder=P (P from 0 to "
+                    "0.5), delay=T (up to 1s, in us, ms or s), seed=N", s, kv);
+    }
+    if (cfg.transport != TRANSPORT_UDP)
+        log_die("TSR_FAULTS is set but TSR_TRANSPORT is not udp: faults are injected below the "
+                "udp backend's reliability; tcp and shm have none to recover from them");
+}
+
 void config_load(void)
 {
     static const char *const progress[] = {"hybrid", "spin", "block", NULL};
     static const char *const detect[] = {"all", "cache-only", NULL};
     static const char *const access[] = {"segv", "uffd", "auto", NULL};
-    static const char *const transport[] = {"tcp", "shm", "auto", NULL};
+    static const char *const transport[] = {"tcp", "shm", "auto", "udp", NULL};
     static const char *const proto[] = {"hlrc", "lrc", NULL};
     static const char *const multicast[] = {"tree", "ip", "off", NULL};
 
@@ -189,11 +243,14 @@ void config_load(void)
                                  "below TSR_MEMORY");
     cfg.transport = (transport_t)env_choice("TSR_TRANSPORT", transport, TRANSPORT_TCP);
     cfg.multicast = (multicast_t)env_choice("TSR_MULTICAST", multicast, MULTICAST_TREE);
+    load_faults();
     cfg.heartbeat_s = (unsigned)env_long("TSR_HEARTBEAT", 5, 0, 3600);
     cfg.shm_fd = (int)env_long("TSR_SHM_FD", -1, 0, 1 << 20);
     cfg.proto_lrc = env_choice("TSR_PROTO", proto, 0);
     cfg.lrc_gc_bytes = env_size("TSR_LRC_GC_BYTES", (size_t)64 << 20, (size_t)64 << 10,
                                 (size_t)1 << 40, "64K to 1T");
+    cfg.send_queue = env_size("TSR_SEND_QUEUE", (size_t)64 << 20, (size_t)4 << 10,
+                              (size_t)1 << 40, "4K to 1T");
     cfg.aslr_keep = aslr_keep();
     if (cfg.aslr_keep < 0)
         log_die("TSR_ASLR='%s' is not one of: off, keep", env("TSR_ASLR"));

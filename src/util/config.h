@@ -17,8 +17,16 @@
 
 typedef enum { PROGRESS_HYBRID = 0, PROGRESS_SPIN, PROGRESS_BLOCK } progress_t;
 typedef enum { DETECT_SEGV = 0, DETECT_UFFD, DETECT_AUTO } detect_t;
-typedef enum { TRANSPORT_TCP = 0, TRANSPORT_SHM, TRANSPORT_AUTO } transport_t;
+typedef enum { TRANSPORT_TCP = 0, TRANSPORT_SHM, TRANSPORT_AUTO, TRANSPORT_UDP } transport_t;
 typedef enum { MULTICAST_TREE = 0, MULTICAST_IP, MULTICAST_OFF } multicast_t;
+
+/* TSR_FAULTS: what the udp backend does to its datagrams on purpose. */
+typedef struct tsr_faults {
+    int on;                       /* TSR_FAULTS is set */
+    double loss, dup, reorder;    /* probabilities per datagram */
+    uint32_t delay_us;            /* a held datagram waits up to this */
+    uint64_t seed;
+} tsr_faults;
 
 typedef struct tsr_config {
     int node, nodes;          /* TSR_NODE, TSR_NODES (set by tsrun) */
@@ -41,12 +49,14 @@ typedef struct tsr_config {
     unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */
     unsigned stall_abort_s;   /* TSR_STALL_ABORT: stop the job after it (0: never) */
     size_t malloc_memory;     /* TSR_MALLOC_MEMORY: top of the region kept for tsr_malloc */
-    transport_t transport;    /* TSR_TRANSPORT: tcp | shm | auto */
+    transport_t transport;    /* TSR_TRANSPORT: tcp | shm | auto | udp */
+    tsr_faults faults;        /* TSR_FAULTS (udp only) */
     multicast_t multicast;    /* TSR_MULTICAST: tree | ip | off (docs/OMPNOW.md) */
     unsigned heartbeat_s;     /* TSR_HEARTBEAT: silence that fails a peer (0: never) */
     int shm_fd;               /* TSR_SHM_FD: tsrun's rings (shm.c), -1 without */
     int proto_lrc;            /* TSR_PROTO=hlrc (default) | lrc: what TSR_PROTO_HLRC means */
     size_t lrc_gc_bytes;      /* TSR_LRC_GC_BYTES: LRC's interval and diff memory bound */
+    size_t send_queue;        /* TSR_SEND_QUEUE: bytes queued to one peer before senders wait */
     int aslr_keep;            /* TSR_ASLR=keep: nodes may have different address layouts */
     int share_globals;        /* TSR_SHARE_GLOBALS=1: the program's globals are shared */
 } tsr_config;

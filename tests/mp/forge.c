@@ -5,13 +5,22 @@
  * that the Munin forgeries name. Each forgery must be rejected (messages_rejected)
  * or, for a reply to no outstanding request, dropped (replies_dropped) at
  * node 0, exactly as many as sent, and the job's results must stay exact.
- * tests/sh/forge.sh checks the log lines that name them. */
+ * Lock and barrier messages that keep the table's rules but not the
+ * protocol's state (a release by a node that does not hold the lock, a
+ * second acquire, a bounce or forward nobody owes, a grant nobody waits
+ * for, a second arrival at one barrier, a departure not from the root) are
+ * rejected the same way. tests/sh/forge.sh checks the log lines that name
+ * them. */
 /* tsr-test: suite -n 2,4 */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "coherence/munin_int.h"
+#include "coherence/payload.h"
+#include "coherence/protocol.h"
+#include "sync/collective.h"
 #include "coherence/outbox.h"
 #include "memory/region.h"
 #include "tessera_munin.h"
@@ -112,6 +121,83 @@ static void forge_munin(uint32_t mu0, uint32_t mu1)
     rejected++;
 }
 
+/* Lock 0 is managed by node 0 and never taken by the job; lock 1 is managed
+ * by node 1. Node 1 really asks for lock 0 once (a well-formed request of
+ * every protocol), so node 0 grants it to node 1, which rejects that grant:
+ * it did not ask. Then node 1 asks again and breaks the manager's rules. */
+static void forge_locks(void)
+{
+    pbuf req = {0};
+    coh_lock_request(0, &req);
+    forge('r', MSG_LOCK_REL, 0, 1, 0, 0);                 /* holds nothing yet */
+    forge('r', MSG_LOCK_FWD, 0, 1, 1, 0);                 /* not from the manager */
+    forge('r', MSG_LOCK_FWD, 1, 0, 1, 0);                 /* node 0's own request */
+    forge('r', MSG_LOCK_FWD, 1, 1, 5, req.len);           /* a cycle not begun */
+    forge('r', MSG_LOCK_GRANT, 0, 0, 0, 0);               /* node 0 does not wait for it */
+    forge('r', MSG_BARRIER_DONE, 0, 0, 0, 0);             /* not from the root */
+    forge('r', MSG_BARRIER_ARRIVE, 1ull << 40, 0, 0, 0);  /* another barrier */
+    forge('d', MSG_LOCK_DATA, 0, NOBODY, 0, 0);           /* an answer to no peek */
+    am_send(0, MSG_LOCK_ACQ, 0, 1, 0, req.p, req.len);    /* valid: granted to node 1 */
+    am_send(0, MSG_LOCK_ACQ, 0, 1, 0, req.p, req.len);    /* the same request again */
+    am_send(0, MSG_LOCK_ACQ, 0, 2, 0, req.p, req.len);    /* asks while it holds it */
+    am_send(0, MSG_LOCK_BOUNCE, 0, 1, 0, req.p, req.len); /* a bounce it does not owe */
+    am_send(0, MSG_LOCK_PEEK, 0, NOBODY, 0, NULL, 0);     /* valid: waits for a release */
+    am_send(0, MSG_LOCK_PEEK, 0, NOBODY, 0, NULL, 0);     /* a second one meanwhile */
+    rejected += 4;
+    forge('r', MSG_LOCK_REL, 0, 7, 0, 0);                 /* not its cycle */
+    forge('r', MSG_LOCK_ACQ, 0, 2, 0, 4);                 /* malformed frames */
+    /* Well framed, but the home-based protocol's notices come 8 bytes each. */
+    static const uint32_t odd[3] = {TSR_PROTO_HLRC + 1, 4, 0};
+    am_send(0, MSG_LOCK_REL, 0, 1, 0, odd, sizeof odd);   /* its release: malformed */
+    size_t fixed = (size_t)tsr_nodes() * sizeof(uint32_t) + sizeof(coll_sig);
+    pbuf arrival = {0};
+    memset(pbuf_room(&arrival, fixed), 0, fixed);
+    pbuf_put(&arrival, odd, sizeof odd);
+    am_send(0, MSG_BARRIER_ARRIVE, coh_epoch(), 0, 0, arrival.p, arrival.len);
+    rejected += 2;
+    pbuf_free(&arrival);
+    pbuf_free(&req);
+}
+
+/* Node 1 arrives at barrier `epoch` a second time, once its own arrival is
+ * out (it has nothing to flush, so that arrival is the only message its
+ * barrier sends). Node 0 arrives a second later, so the barrier is still
+ * open. */
+static uint64_t sent_before;
+static int nodes; /* tsr_nodes(), which only the application thread may call */
+static void *arrive_again(void *epoch)
+{
+    tsr_stats s;
+    do {
+        usleep(1000);
+        tsr_stats_get(&s);
+    } while (s.messages_sent == sent_before);
+    usleep(100000);
+    forge('r', MSG_BARRIER_ARRIVE, (uint64_t)(uintptr_t)epoch, 0, 0,
+          (size_t)nodes * sizeof(uint32_t) + sizeof(coll_sig));
+    return NULL;
+}
+
+static void barrier_arrived_twice(int me)
+{
+    pthread_t t;
+    /* Every node has read what it reads: none asks node 1 for anything
+     * now, whose answer the helper would take for node 1's arrival. */
+    tsr_barrier();
+    if (me == 1) {
+        tsr_stats s;
+        nodes = tsr_nodes();
+        tsr_stats_get(&s);
+        sent_before = s.messages_sent;
+        pthread_create(&t, NULL, arrive_again, (void *)(uintptr_t)coh_epoch());
+    }
+    if (me == 0)
+        sleep(1);
+    tsr_barrier();
+    if (me == 1)
+        pthread_join(t, NULL);
+}
+
 static uint64_t counter(const char *name)
 {
     uint64_t v = 0;
@@ -140,6 +226,7 @@ int main(int argc, char **argv)
         if (i == K / 2 && me == 1) {
             forge_all(page_of(count), page_of(other));
             forge_munin(page_of(mu0), page_of(mu1));
+            forge_locks();
             /* After a second, one more: its line comes with the count of
              * the lines the rate limit held back. */
             sleep(1);
@@ -156,6 +243,8 @@ int main(int argc, char **argv)
     for (int j = 0; j < n; j++)
         bad += slots[j] != K * (K - 1) / 2;
     bad += *count != (long)K * n || *mu0 != 1234 || *mu1 != 5678;
+    if (n > 1)
+        barrier_arrived_twice(me);
     if (me == 1) {
         long want[2] = {rejected, dropped};
         memcpy(other, want, sizeof want);
@@ -169,8 +258,9 @@ int main(int argc, char **argv)
                (unsigned long long)got_d, (unsigned long long)want_d);
         bad += got_r != want_r || got_d != want_d || !want_r;
     } else {
-        /* Node 1 drops the answer to the echo request it forged. */
-        bad += counter("messages_rejected") != 0 || counter("replies_dropped") != (me == 1);
+        /* Node 1 drops the answer to the echo request it forged, and
+         * rejects the grant of lock 0 it forged a request for. */
+        bad += counter("messages_rejected") != (me == 1) || counter("replies_dropped") != (me == 1);
     }
     /* Every request this node made was answered and closed: none leaked. */
     bad += req_outstanding() != 0;

@@ -33,6 +33,8 @@ refuse TSR_PROGRESS=fast "TSR_PROGRESS='fast' is not one of the accepted values"
 refuse TSR_PROTO=treadmarks "TSR_PROTO='treadmarks' is not one of the accepted values"
 refuse TSR_LRC_GC_BYTES=1K "TSR_LRC_GC_BYTES='1K' is out of range: 64K to 1T"
 refuse TSR_LRC_GC_BYTES=lots "TSR_LRC_GC_BYTES='lots' is not a size"
+refuse TSR_SEND_QUEUE=1K "TSR_SEND_QUEUE='1K' is out of range: 4K to 1T"
+refuse TSR_SEND_QUEUE=-5 "TSR_SEND_QUEUE='-5' is not a size"
 
 # The variables tsrun sets, given by hand.
 job="TSR_BOOT=127.0.0.1:1 TSR_SECRET=00000000000000000000000000000000"

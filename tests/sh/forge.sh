@@ -20,6 +20,14 @@ for line in 'rejected MSG_UNKNOWN from node 1: unknown type 999' \
     else bad "forge: logged: $line" "$LOG/out"; fi
 done
 
+# A second arrival at one barrier is rejected by the root, and the grant of
+# the lock node 1 forged a request for by node 1, which did not ask.
+for line in 'node 0: rejected MSG_BARRIER_ARRIVE from node 1: a second arrival at one barrier' \
+            'node 1: rejected MSG_LOCK_GRANT from node 0: a grant of a lock this node does not wait for'; do
+    if grep -qF -- "$line" "$LOG/out"; then ok "forge: logged: $line"
+    else bad "forge: logged: $line" "$LOG/out"; fi
+done
+
 # The rate limit held the others back and said how many.
 n=$(grep -c 'node 0: \(rejected\|dropped\) MSG_' "$LOG/out")
 if [ "$n" -le 11 ] && grep -q 'node 0: [0-9]* more rejected or dropped messages in the last second' "$LOG/out"

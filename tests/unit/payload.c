@@ -2,10 +2,14 @@
  * grows keeping what it holds, and the frame reader accepts only frames of
  * known protocols, once each, in table order, non-empty, padded to 4
  * bytes and within the message, so a malformed payload is refused before
- * any protocol reads it. */
+ * any protocol reads it; and each protocol's check (payload_check,
+ * lock_request_check) refuses what its reader would, so a handler can
+ * reject a message whole before any frame of it is applied. */
 #include "check.h"
 #include "coherence/payload.h"
 #include "coherence/protocol.h"
+#include "memory/region.h"
+#include "util/config.h"
 
 static void buffer(void)
 {
@@ -64,9 +68,57 @@ static void frames(void)
     pbuf_free(&b);
 }
 
+enum { HLRC = TSR_PROTO_HLRC + 1, MUNIN = TSR_PROTO_MUNIN + 1, LRC = TSR_PROTO_LRC + 1 };
+
+/* One frame of `proto` holding the n words w. */
+static size_t one(pbuf *b, uint32_t proto, const uint32_t *w, uint32_t n)
+{
+    b->len = 0;
+    frame(b, proto, n * 4, 0);
+    pbuf_put(b, w, n * 4);
+    return b->len;
+}
+
+static void protocol_checks(void)
+{
+    cfg.nodes = 2; /* an LRC timestamp is 8 bytes */
+    region.npages = 16;
+    pbuf b = {0};
+    static const uint32_t notice[2] = {3, 1}, off_region[2] = {16, 1}, half[1] = {3};
+    size_t n = one(&b, HLRC, notice, 2);
+    for (int k = PL_RELEASE; k <= PL_DEPARTURE; k++)
+        CHECK(coh_payload_check(k, 0, b.p, n) == (k == PL_PEEKED ? -1 : 0),
+              "a home-based notice as payload kind %d", k);
+    n = one(&b, HLRC, off_region, 2);
+    CHECK(coh_payload_check(PL_RELEASE, 0, b.p, n) == -1, "a notice off the region accepted");
+    n = one(&b, HLRC, half, 1);
+    CHECK(coh_payload_check(PL_ARRIVAL, -1, b.p, n) == -1, "half a notice accepted");
+    CHECK(coh_lock_request_check(b.p, n) == -1, "a request frame of a protocol that sends none");
+
+    n = one(&b, MUNIN, notice, 2);
+    CHECK(coh_payload_check(PL_ARRIVAL, -1, b.p, n) == -1, "Munin's frame in a barrier accepted");
+    CHECK(coh_payload_check(PL_GRANT, 5, b.p, n) == -1, "data for a lock with no object bound");
+    CHECK(coh_payload_check(PL_RELEASE, 5, b.p, n) == 0, "a lock's data refused at its manager");
+
+    /* LRC: a grant's head is a flag (0 or 1) and a timestamp; a release
+     * starts with a timestamp. */
+    static const uint32_t head[3] = {1, 0, 0}, bad_flag[3] = {2, 0, 0}, short_vt[1] = {0};
+    n = one(&b, LRC, head, 3);
+    CHECK(coh_payload_check(PL_GRANT, 0, b.p, n) == 0, "an LRC grant head refused");
+    CHECK(coh_payload_check(PL_DEPARTURE, -1, b.p, n) == 0, "an LRC departure head refused");
+    n = one(&b, LRC, bad_flag, 3);
+    CHECK(coh_payload_check(PL_GRANT, 0, b.p, n) == -1, "an LRC grant flag of 2 accepted");
+    n = one(&b, LRC, short_vt, 1);
+    CHECK(coh_payload_check(PL_RELEASE, 0, b.p, n) == -1, "a short LRC timestamp accepted");
+    CHECK(coh_lock_request_check(b.p, n) == -1, "an LRC request while LRC is not in use");
+    CHECK(coh_lock_request_check(NULL, 0) == 0, "an empty request refused");
+    pbuf_free(&b);
+}
+
 int main(void)
 {
     buffer();
     frames();
+    protocol_checks();
     return check_done("payload");
 }
