@@ -32,6 +32,12 @@
  *   access: what detection itself costs, without any protocol work
  *   the first write to an exactly tracked home page after a release, and
  *   the release-time scan for written pages, per 1,000 home pages (uffd)
+ *
+ * and, in a fourth table with one column per lock hand-off
+ * (TSR_LOCK_HANDOFF=direct, manager: TreadMarks' direct hand-off and its
+ * ablation), a contended lock at 2 nodes (the manager takes part) and at 4
+ * (a third node manages it, two others loop on it): microseconds and the
+ * messages the whole job sent per acquire.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -330,6 +336,46 @@ static void bench_lock_third(void)
     report("lock_handoff_3rd", now_s() - t0, 2 * ACQUIRES);
 }
 
+/* Contended lock `lock`, taken ACQUIRES times by each of nodes 0 and 1:
+ * the time per acquire, the messages every node sent per acquire, and the
+ * messages the lock's manager received per acquire. The loop is measured
+ * from barrier to barrier (the comm threads' forwards and grants are sent
+ * by then), less what one barrier costs, measured first. */
+static void bench_handoff(const char *name, int lock)
+{
+    enum { ACQUIRES = 2000 };
+    int me = tsr_node(), n = tsr_nodes();
+    volatile uint64_t *sent = tsr_alloc((size_t)n * sizeof *sent), *got = tsr_alloc(sizeof *got);
+    tsr_stats s0, s1, s2;
+    tsr_barrier();
+    tsr_stats_get(&s0);
+    tsr_barrier();
+    tsr_stats_get(&s1);
+    double t0 = now_s();
+    if (me < 2)
+        for (int i = 0; i < ACQUIRES; i++) {
+            tsr_lock(lock);
+            tsr_unlock(lock);
+        }
+    tsr_barrier();
+    double t = now_s() - t0;
+    tsr_stats_get(&s2);
+    sent[me] = s2.messages_sent - 2 * s1.messages_sent + s0.messages_sent;
+    if (me == lock % n)
+        *got = s2.messages_received - 2 * s1.messages_received + s0.messages_received;
+    tsr_barrier();
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += sent[i];
+    report(name, t, 2 * ACQUIRES);
+    if (me == 0)
+        printf("M %s_msgs %.3f\nM %s_mgr %.3f\n", name, (double)total / (2 * ACQUIRES), name,
+               (double)*got / (2 * ACQUIRES));
+    tsr_barrier();
+    tsr_free((void *)got);
+    tsr_free((void *)sent);
+}
+
 static void bench_barrier(void)
 {
     enum { BARRIERS = 2000 };
@@ -448,6 +494,8 @@ static int node_run(int argc, char **argv)
     if (argc > 2 && !strcmp(argv[2], "detect")) {
         bench_faults();
         bench_tracking();
+    } else if (argc > 2 && !strcmp(argv[2], "handoff")) {
+        bench_handoff(tsr_nodes() == 2 ? "handoff_2" : "handoff_3rd", 2 % tsr_nodes());
     } else if (tsr_nodes() == 2) {
         bench_raw_tcp();
         bench_raw_udp();
@@ -565,12 +613,14 @@ int main(int argc, char **argv)
 
     static const char *policies[] = {"hybrid", "block", "spin"};
     static const char *backends[] = {"segv", "uffd"};
-    run runs[3], shm[2], udp[2], detect[2];
+    static const char *handoffs[] = {"direct", "manager"};
+    run runs[3], shm[2], udp[2], detect[2], handoff[2];
     char env[64];
     memset(runs, 0, sizeof runs);
     memset(shm, 0, sizeof shm);
     memset(udp, 0, sizeof udp);
     memset(detect, 0, sizeof detect);
+    memset(handoff, 0, sizeof handoff);
     for (int i = 0; i < 3; i++) {
         runs[i].label = policies[i];
         runs[i].raw = "tcp";
@@ -598,6 +648,12 @@ int main(int argc, char **argv)
         detect[i].label = backends[i];
         snprintf(env, sizeof env, "TSR_DETECT=%s", backends[i]);
         collect(&detect[i], self, tsrun, 2, env, "detect", i > 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        handoff[i].label = handoffs[i];
+        snprintf(env, sizeof env, "TSR_LOCK_HANDOFF=%s", handoffs[i]);
+        collect(&handoff[i], self, tsrun, 2, env, "handoff", 0);
+        collect(&handoff[i], self, tsrun, 4, env, "handoff", 0);
     }
     printf("Tessera micro-benchmarks, microseconds per operation (ratio to the figure it rests on)\n");
     printf("%ld cores; 2-node runs except barrier_4 and the third-node hand-off; columns: "
@@ -642,5 +698,13 @@ int main(int argc, char **argv)
     row("write fault, detection only", "detect_write_fault", NULL, detect, 2);
     row("first home write, exact tracking", "exact_first_write", NULL, detect, 2);
     row("release scan, per 1,000 home pages", "release_scan_1000", NULL, detect, 2);
+    printf("\n");
+    header("hand-off (columns: TSR_LOCK_HANDOFF)", handoff, 2);
+    row("contended, 2 nodes, us per acquire", "handoff_2", NULL, handoff, 2);
+    row("  messages per acquire, whole job", "handoff_2_msgs", NULL, handoff, 2);
+    row("  received by the manager (node 0)", "handoff_2_mgr", NULL, handoff, 2);
+    row("third-node manager, 4 nodes, us", "handoff_3rd", NULL, handoff, 2);
+    row("  messages per acquire, whole job", "handoff_3rd_msgs", NULL, handoff, 2);
+    row("  received by the manager (node 2)", "handoff_3rd_mgr", NULL, handoff, 2);
     return 0;
 }

@@ -96,8 +96,11 @@ TSR_API void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr);
 TSR_API void tsr_free(void *ptr);
 
 /* Not collective: this node alone allocates `bytes` of shared memory, as
- * TreadMarks' Tmk_malloc does; no other node takes part or waits. Its home
- * is this node and it is kept by the home-based protocol (TSR_PROTO_HLRC).
+ * TreadMarks' Tmk_malloc does; no other node takes part or waits. It is
+ * kept by the default protocol (TSR_PROTO: the home-based one, homed at
+ * this node, or TreadMarks'); a page keeps the protocol of its first
+ * allocation when it is freed and reused. (Tmk_malloc's memory is
+ * TreadMarks'.)
  * Like malloc, the memory is not zeroed (fresh memory reads as zero, reused
  * memory keeps what was there) and is 16-byte aligned; requests of 2 KiB or
  * less are packed together into pages, larger ones get whole pages.
@@ -105,7 +108,7 @@ TSR_API void tsr_free(void *ptr);
  * synchronization: written into shared memory before a tsr_unlock or
  * tsr_barrier that the other node's tsr_lock or tsr_barrier follows (or
  * sent with Tmk_distribute). Its first access there learns the pages from
- * their home. It comes from this node's arena, a share of the top
+ * this node. It comes from this node's arena, a share of the top
  * TSR_MALLOC_MEMORY bytes of the region (docs/CONFIG.md); stops the job
  * when the arena is full. */
 TSR_API void *tsr_malloc(size_t bytes);

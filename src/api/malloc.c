@@ -1,9 +1,10 @@
 /*
  * malloc.c - tsr_malloc and tsr_free_local: shared memory that one node
  * allocates alone, from its own arena (memory/arena.h). Other nodes learn
- * the pages at their first fault on them (coherence/adopt.c).
+ * the pages at their first fault on them, or at the first write notice that
+ * names them (coherence/adopt.c).
  */
-#include "tessera.h"
+#include "api/malloc.h"
 
 #include "coherence/coherence.h"
 #include "memory/arena.h"
@@ -12,14 +13,23 @@
 #include "util/guard.h"
 #include "util/log.h"
 
-/* Gives the pages that were never allocated to the home-based protocol,
- * homed here. Pages freed before keep their home and protocol: other nodes
- * may hold copies of them, and those stay coherent as the page is reused. */
+static tsr_proto_t local_proto = TSR_PROTO_HLRC;
+
+void malloc_use_protocol(tsr_proto_t proto)
+{
+    coh_prepare_local(proto);
+    local_proto = proto;
+}
+
+/* Gives the pages that were never allocated to the protocol in use, homed
+ * here. Pages freed before keep their home and protocol: other nodes may
+ * hold copies of them, and those stay coherent as the page is reused. */
 static void map_new_pages(uint32_t first, uint32_t n)
 {
     tsr_attr attr = TSR_ATTR_DEFAULT;
     attr.home = TSR_HOME_NODE;
     attr.home_node = cfg.node;
+    attr.proto = local_proto;
     for (uint32_t i = 0; i < n; i++) {
         if (region.meta[first + i].proto)
             continue;

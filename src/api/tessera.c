@@ -9,6 +9,7 @@
 #include "api/fork.h"
 #include "api/globals.h"
 #include "api/layout.h"
+#include "api/malloc.h"
 #include "boot/boot.h"
 #include "coherence/coherence.h"
 #include "detect/detect.h"
@@ -45,6 +46,7 @@ int tsr_init(int *argc, char ***argv)
     am_limit_pages(region.npages);
     layout_init();
     coh_init();
+    malloc_use_protocol(cfg.proto_lrc ? TSR_PROTO_LRC : TSR_PROTO_HLRC);
     lock_init();
     barrier_init();
     flag_init();
@@ -152,7 +154,7 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
                 "pages; raise it, e.g. TSR_MEMORY=%zuG (or tsrun -m)", bytes, region.size >> 20,
                 pages, roomier_gib(bytes));
     /* TSR_PROTO=lrc: collective allocations that name the default protocol
-     * get TreadMarks' (tsr_malloc's memory stays home-based: adopt.c). */
+     * get TreadMarks' (and so does tsr_malloc's memory: malloc.c). */
     tsr_attr chosen = *attr;
     if (chosen.proto == TSR_PROTO_HLRC && cfg.proto_lrc)
         chosen.proto = TSR_PROTO_LRC;

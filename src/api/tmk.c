@@ -18,6 +18,7 @@
 
 #include "api/compat.h"
 #include "api/image.h"
+#include "api/malloc.h"
 #include "memory/region.h"
 #include "tessera.h"
 #include "transport/request.h"
@@ -54,6 +55,8 @@ void Tmk_startup(int argc, char **argv)
     am_register(MSG_DISTRIBUTE_ACK, on_distribute_ack);
     Tmk_proc_id = (unsigned)tsr_node();
     Tmk_nprocs = (unsigned)tsr_nodes();
+    /* Tmk_malloc's memory is TreadMarks' own protocol's, as in TreadMarks. */
+    malloc_use_protocol(TSR_PROTO_LRC);
     /* No node may distribute before every node can receive it. */
     tsr_barrier();
 }

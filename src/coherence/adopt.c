@@ -12,6 +12,18 @@
  * (hlrc_notices.c: apply), and nothing is lost by that, since a node
  * without a copy has nothing stale.
  *
+ * TreadMarks' protocol has no home to fetch from: every node's copy starts
+ * as the zero page and is brought up to date with the diffs its notices
+ * name. So no notice may be dropped: a notice naming an unknown page of
+ * another node's arena adopts that page at once, for LRC (adopt_noticed;
+ * only LRC pages are ever named in LRC's intervals), and the notice then
+ * invalidates it. A page this node adopts at its first fault instead was
+ * written in no interval this node has seen (or its notice would have
+ * adopted it), so its zero copy is up to date here: state 0, which is
+ * L_READ for LRC. The owner's pages never come back to zero while the
+ * program runs (tsr_free_local keeps them allocated), so neither do the
+ * copies.
+ *
  * A page stays allocated for the protocol after tsr_free_local (its owner
  * reuses it), so an adopted page never has to be forgotten.
  */
@@ -37,6 +49,16 @@ typedef struct adopt_reply {
     uint8_t proto;
 } adopt_reply;
 
+/* Home at the owner (the only placement tsr_malloc makes), the fresh
+ * page's state. */
+static void adopt(uint32_t page, int owner, uint8_t proto)
+{
+    page_meta *pm = &region.meta[page];
+    pm->home = (uint16_t)owner;
+    pm->state = 0;
+    pm->proto = proto; /* last: the page counts as allocated from here on */
+}
+
 static void die_unallocated(const void *addr, int owner)
 {
     log_die_status(1, "access to %p in node %d's tsr_malloc arena, which node %d has not "
@@ -57,14 +79,18 @@ int adopt_fault(const void *addr, uint32_t page)
     waiter_wait(&r.w);
     if (!r.n)
         die_unallocated(addr, owner);
-    for (uint32_t p = r.first; p < r.first + r.n; p++) {
-        page_meta *pm = &region.meta[p];
-        if (pm->proto)
-            continue; /* adopted by an earlier answer */
-        pm->home = (uint16_t)owner;
-        pm->state = 0;
-        pm->proto = r.proto; /* last: the page counts as allocated from here on */
-    }
+    for (uint32_t p = r.first; p < r.first + r.n; p++)
+        if (!region.meta[p].proto) /* else adopted by an earlier answer or notice */
+            adopt(p, owner, r.proto);
+    return 0;
+}
+
+int adopt_noticed(uint32_t page, uint8_t proto)
+{
+    int owner = arena_owner(page);
+    if (owner < 0 || owner == cfg.node)
+        return -1;
+    adopt(page, owner, proto);
     return 0;
 }
 

@@ -56,6 +56,20 @@ void coh_unmap(uint32_t first, uint32_t n)
         coh_protocols[proto]->unmap(first, n);
 }
 
+void coh_sync_point(void)
+{
+    for (size_t i = 1; i < COH_NPROTO; i++)
+        if (coh_protocols[i]->sync_point)
+            coh_protocols[i]->sync_point();
+}
+
+void coh_prepare_local(tsr_proto_t proto)
+{
+    const tsr_protocol *p = coh_protocols[proto + 1];
+    if (p->prepare_local)
+        p->prepare_local();
+}
+
 const tsr_protocol *coh_protocol_of(uint32_t page) { return coh_protocols[region.meta[page].proto]; }
 
 int coh_protocol_known(unsigned proto) { return proto > 0 && proto < COH_NPROTO; }

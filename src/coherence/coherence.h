@@ -24,10 +24,17 @@ void coh_map(uint32_t first, uint32_t n, const tsr_attr *attr);
 /* Hands pages [first, first+n) of an allocation being freed back to its
  * protocol. */
 void coh_unmap(uint32_t first, uint32_t n);
+/* Collective (every node, before its next lock or barrier): memory this
+ * node allocates alone (tsr_malloc) may use `proto` from now on. */
+void coh_prepare_local(tsr_proto_t proto);
 /* Entry from the fault handler; returns -1 when addr is not shared memory
  * that Tessera manages (the fault is then the program's own). */
 int coh_fault(void *addr, int is_write);
 
+/* The application thread holds no lock and is about to synchronize
+ * (tsr_lock, the end of tsr_unlock, a barrier's entry): protocol.h's
+ * sync_point. */
+void coh_sync_point(void);
 /* Flushes every protocol's writes of the current interval (lock release). */
 void coh_release(void);
 /* The same at a barrier arrival: sent[node] (cfg.nodes counters, zeroed by

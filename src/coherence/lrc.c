@@ -11,67 +11,60 @@
  * hold) and forgets every interval and notice the barrier covers. Its own
  * diffs are still wanted by nodes that have not finished; every node has
  * finished once it reaches the next barrier, where they are freed.
+ *
+ * A program that reaches no barrier gets the same collection in a round
+ * (lrc_gc.c): an exchange like a barrier's, which the runtime holds at the
+ * points where each node synchronizes holding no lock.
  */
-#include <stdlib.h>
-
 #include "coherence/lrc.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"
-#include "memory/region.h"
 #include "stats/stats.h"
 #include "util/log.h"
 
-STATS_COUNTER(lrc_collections, "LRC: garbage collections at barriers");
-
-/* The allocations (runs of pages) LRC keeps, for garbage collection. */
-typedef struct run {
-    uint32_t first, n;
-} run;
-static run *runs;
-static uint32_t nruns, cap_runs;
+STATS_COUNTER(lrc_collections, "LRC: garbage collections, at barriers or in rounds");
 
 /* Own diffs up to this interval are freed at the next barrier (0: none). */
 static uint32_t collect_own;
 
 static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 {
-    if (nruns == cap_runs) {
-        cap_runs = cap_runs ? 2 * cap_runs : 16;
-        if (!(runs = realloc(runs, cap_runs * sizeof *runs)))
-            log_die("out of memory (LRC allocations)");
-    }
-    runs[nruns++] = (run){first, n};
     lrc_active = 1;
     lrc_forget(first, n);
     /* A fresh allocation is zero on every node: a valid copy everywhere. */
     detect_set_access(first, n, ACCESS_READ);
 }
 
-static void unmap(uint32_t first, uint32_t n)
-{
-    for (uint32_t i = 0; i < nruns; i++)
-        if (runs[i].first == first) {
-            runs[i] = runs[--nruns];
-            break;
-        }
-    lrc_forget(first, n);
-}
+static void unmap(uint32_t first, uint32_t n) { lrc_forget(first, n); }
 
 static void flush(uint32_t *sent) { lrc_close_interval(); }
 
-static void barrier_done(void)
+/* Own diffs up to collect_own can go once every node has finished the
+ * collection that set it: at the next barrier, or at the next collection
+ * round (every node joins one only after finishing the last). */
+static void free_own_diffs(void)
 {
     if (collect_own) {
         lrc_diffs_collect(collect_own);
         collect_own = 0;
     }
-    if (!lrc_gc_requested())
-        return;
-    for (uint32_t i = 0; i < nruns; i++)
-        lrc_validate(runs[i].first, runs[i].n);
+}
+
+void lrc_collect(int others_later)
+{
+    free_own_diffs();
+    lrc_validate_all();
     lrc_interval_collect();
-    collect_own = lrc_own_index();
+    collect_own = others_later ? 0 : lrc_own_index();
+    lrc_rounds_collected();
     COUNTER_ADD(lrc_collections, 1);
+}
+
+static void barrier_done(void)
+{
+    free_own_diffs();
+    if (lrc_gc_requested())
+        lrc_collect(0);
 }
 
 static void init(void)
@@ -80,15 +73,22 @@ static void init(void)
     lrc_mem_init();
     lrc_interval_init();
     lrc_diff_init();
+    lrc_rounds_init();
 }
+
+/* Memory a node allocates alone gives no other node a map call: locks and
+ * barriers carry LRC's payloads from now on. */
+static void prepare_local(void) { lrc_active = 1; }
 
 const tsr_protocol lrc_protocol = {
     .name = "lrc",
     .init = init,
     .map = map,
     .unmap = unmap,
+    .prepare_local = prepare_local,
     .fault = lrc_fault,
     .flush = flush,
+    .sync_point = lrc_sync_point,
     .barrier_done = barrier_done,
     .lock_request = lrc_lock_request,
     .lock_request_check = lrc_lock_request_check,

@@ -3,6 +3,7 @@
  * as the OpenMP/NOW paper's Section 5.1 describes it: what its files share.
  *
  *   lrc.c           the protocol table, allocations, garbage collection
+ *   lrc_gc.c        collection rounds, for programs that reach no barrier
  *   lrc_mem.c       its memory: allocation safe in the fault handler, counted
  *   lrc_interval.c  intervals, vector timestamps, write notices; the lock
  *                   and barrier payloads that carry them
@@ -50,8 +51,9 @@ typedef struct lrc_interval {
     uint32_t pages[];
 } lrc_interval;
 
-/* Whether any LRC allocation exists (collective, so the same everywhere):
- * until then LRC adds nothing to locks and barriers. */
+/* Whether LRC memory may exist, the same on every node: from the first
+ * collective LRC allocation, or from the point where every node lets
+ * tsr_malloc use LRC (protocol.h: prepare_local). Until then LRC adds nothing to locks and barriers. */
 extern int lrc_active;
 void lrc_interval_init(void);
 /* Ends this node's interval: if it wrote pages, numbers it, write-protects
@@ -71,14 +73,57 @@ int lrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out)
 void lrc_lock_release(int lock, pbuf *out);
 int lrc_lock_merge(int lock, int node, const void *p, size_t len);
 int lrc_lock_acquire(int lock, const void *p, size_t len);
+/* The barrier arrival: a GC request flag, this node's timestamp and its
+ * own intervals since the last exchange (barrier or collection round);
+ * a collection round's join is the same. */
 void lrc_barrier_arrival(pbuf *out);
 int lrc_barrier_merge(int node, const void *p, size_t len);
 void lrc_barrier_departure(pbuf *out);
 int lrc_barrier_apply(const void *p, size_t len);
+/* The merged arrivals of an exchange (a barrier, or a collection round,
+ * at node 0): what any asked for GC, the maximum timestamp, the intervals.
+ * merge returns -1, having kept nothing, on a malformed arrival; out
+ * writes the departure (the same form as an arrival) and resets. */
+typedef struct lrc_gather {
+    uint32_t gc, *vt;
+    pbuf records;
+} lrc_gather;
+void lrc_gather_init(lrc_gather *g);
+int lrc_gather_merge(lrc_gather *g, const void *p, size_t len);
+void lrc_gather_out(lrc_gather *g, pbuf *out);
+void lrc_gather_reset(lrc_gather *g);
+/* Adds what g gathered to `into` (g is kept). */
+void lrc_gather_add(lrc_gather *into, const lrc_gather *g);
+/* Node 0: the arrivals of the barrier under way. */
+lrc_gather *lrc_barrier_gather(void);
 /* Whether the last barrier's departure asked for garbage collection. */
 int lrc_gc_requested(void);
 /* This node's last interval. */
 uint32_t lrc_own_index(void);
+
+/* ---- lrc.c, lrc_gc.c ----------------------------------------------------- */
+
+/* Garbage collection, once this node has applied an exchange that every
+ * node takes part in (a barrier departure, or a round's): frees its own
+ * diffs of the collection before (every node has finished it), brings every
+ * invalid page up to date, and forgets the intervals the exchange covers.
+ * Its own diffs of those intervals go at the next collection, or, with
+ * others_later (nodes that will collect only at the barrier they wait in),
+ * at the one after that barrier's. */
+void lrc_collect(int others_later);
+void lrc_rounds_init(void);
+/* A collection happened: the next time this node passes half the bound it
+ * asks for a round again. */
+void lrc_rounds_collected(void);
+/* The application thread, holding no lock, is about to synchronize: asks
+ * for a collection round if this node passed half of TSR_LRC_GC_BYTES, and
+ * takes part in a round that node 0 announced. */
+void lrc_sync_point(void);
+/* Node 0's comm thread: node's barrier arrival (it takes part in a round
+ * under way through it), and the barrier's departure. */
+void lrc_round_barrier_arrival(int node);
+void lrc_round_barrier_departure(void);
+
 
 /* ---- lrc_diff.c --------------------------------------------------------- */
 
@@ -89,8 +134,8 @@ void lrc_notice(uint32_t page, const lrc_interval *iv);
 /* This node closed interval `index`, which wrote `page`: its diff is made
  * only when needed (lazy). */
 void lrc_written(uint32_t page, uint32_t index);
-/* Brings every invalid page of [first, first+n) up to date (GC). */
-void lrc_validate(uint32_t first, uint32_t n);
+/* Brings every page invalidated since the last call up to date (GC). */
+void lrc_validate_all(void);
 /* Frees this node's diffs of intervals up to `index` (GC, once every node
  * has validated its pages). */
 void lrc_diffs_collect(uint32_t index);

@@ -79,6 +79,8 @@ static lrc_diff **own;      /* per page: this node's diffs, newest first */
 static lrc_note **notes;    /* per page: notices not applied (application thread) */
 static uint8_t *listed;     /* per page: on the `owned` list */
 static uint32_t *owned, nowned; /* pages with a pending diff or diffs of this node */
+static uint8_t *stale_listed;   /* per page: on the `stale` list */
+static uint32_t *stale, nstale; /* pages invalidated since the last collection */
 static atomic_flag diff_busy = ATOMIC_FLAG_INIT;
 static uint8_t scratch[DIFF_MAX]; /* under diff_busy */
 
@@ -144,6 +146,10 @@ void lrc_notice(uint32_t p, const lrc_interval *iv)
         region.meta[p].state = L_INVALID;
         detect_set_access(p, 1, ACCESS_NONE);
         STAT_ADD(invalidations, 1);
+    }
+    if (!stale_listed[p]) {
+        stale_listed[p] = 1;
+        stale[nstale++] = p;
     }
 }
 
@@ -308,13 +314,20 @@ void lrc_fault(uint32_t p, int is_write)
     }
 }
 
-void lrc_validate(uint32_t first, uint32_t n)
+/* Only pages invalidated since the last collection can be invalid, so GC
+ * walks those, not every page of every allocation: a node also keeps pages
+ * of other nodes' arenas that it adopted one by one (adopt.c). */
+void lrc_validate_all(void)
 {
-    for (uint32_t p = first; p < first + n; p++)
-        if (region.meta[p].state == L_INVALID) {
+    for (uint32_t i = 0; i < nstale; i++) {
+        uint32_t p = stale[i];
+        stale_listed[p] = 0;
+        if (coh_protocol_of(p) == &lrc_protocol && region.meta[p].state == L_INVALID) {
             update(p);
             detect_set_access(p, 1, ACCESS_READ);
         }
+    }
+    nstale = 0;
 }
 
 /* ---- Serving diffs ------------------------------------------------------ */
@@ -418,6 +431,8 @@ void lrc_diff_init(void)
     listed = region_page_table(sizeof *listed, "the LRC diff flags");
     owned = region_page_table(sizeof *owned, "the LRC diffed pages");
     rep_pages = region_page_table(sizeof *rep_pages, "the LRC replicated pages");
+    stale_listed = region_page_table(sizeof *stale_listed, "the LRC stale page flags");
+    stale = region_page_table(sizeof *stale, "the LRC stale pages");
     stats_register(&diff_requests);
     am_register(MSG_LRC_DIFF_REQ, on_diff_req);
     am_register(MSG_LRC_DIFF_REP, on_diff_rep);

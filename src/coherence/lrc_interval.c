@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coherence/adopt.h"
 #include "coherence/lrc.h"
 #include "coherence/protocol.h"
 #include "memory/region.h"
@@ -56,10 +57,7 @@ static pthread_mutex_t logs_mutex = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t **lock_vt;
 
 /* Barrier root (comm thread): the epoch's merged arrivals. */
-static struct {
-    uint32_t gc, *vt;
-    pbuf records;
-} gathered;
+static lrc_gather gathered;
 
 static size_t vt_bytes(void) { return (size_t)cfg.nodes * sizeof(uint32_t); }
 
@@ -82,7 +80,7 @@ void lrc_interval_init(void)
     vt = new_vt();
     barrier_vt = new_vt();
     gc_vt = new_vt();
-    gathered.vt = new_vt();
+    lrc_gather_init(&gathered);
     dirty = region_page_table(sizeof *dirty, "the LRC dirty page list");
     logs = calloc((size_t)cfg.nodes, sizeof *logs);
     for (int q = 0; logs && q < cfg.nodes; q++)
@@ -256,7 +254,9 @@ int lrc_payload_check(payload_kind kind, int lock, const void *p, size_t len)
     return kind == PL_GRANT && flag > 1 ? -1 : 0;
 }
 
-/* An interval this node has not seen: a write notice for each page. */
+/* An interval this node has not seen: a write notice for each page. A page
+ * of another node's arena not known here is adopted (adopt.h): its notice
+ * must not be lost, since no home keeps its bytes. */
 static void apply_interval(lrc_interval *iv)
 {
     if (iv->writer == (uint32_t)cfg.node || iv->index <= vt[iv->writer]) {
@@ -264,9 +264,13 @@ static void apply_interval(lrc_interval *iv)
         return;
     }
     iv = log_put(iv);
-    for (uint32_t i = 0; i < iv->npages; i++)
-        if (coh_protocol_of(iv->pages[i]) == &lrc_protocol)
-            lrc_notice(iv->pages[i], iv);
+    for (uint32_t i = 0; i < iv->npages; i++) {
+        uint32_t p = iv->pages[i];
+        if (!region.meta[p].proto)
+            adopt_noticed(p, TSR_PROTO_LRC + 1); /* protocol.h: index = proto + 1 */
+        if (coh_protocol_of(p) == &lrc_protocol)
+            lrc_notice(p, iv);
+    }
 }
 
 /* ---- Locks --------------------------------------------------------------- */
@@ -365,16 +369,51 @@ void lrc_barrier_arrival(pbuf *out)
     pthread_mutex_unlock(&logs_mutex);
 }
 
-int lrc_barrier_merge(int node, const void *p, size_t len)
+void lrc_gather_init(lrc_gather *g) { *g = (lrc_gather){0, new_vt(), {0}}; }
+
+int lrc_gather_merge(lrc_gather *g, const void *p, size_t len)
 {
     const char *at = p, *end = at + len;
     uint32_t gc;
     const uint32_t *v = take_head(&at, end, &gc);
     if (!v)
         return -1;
-    gathered.gc |= gc;
-    vt_max(gathered.vt, v);
-    pbuf_put(&gathered.records, at, (size_t)(end - at));
+    g->gc |= gc;
+    vt_max(g->vt, v);
+    pbuf_put(&g->records, at, (size_t)(end - at));
+    return 0;
+}
+
+void lrc_gather_out(lrc_gather *g, pbuf *out)
+{
+    pbuf_put(out, &g->gc, sizeof g->gc);
+    pbuf_put(out, g->vt, vt_bytes());
+    pbuf_put(out, g->records.p, g->records.len);
+    lrc_gather_reset(g);
+}
+
+void lrc_gather_reset(lrc_gather *g)
+{
+    g->gc = 0;
+    g->records.len = 0;
+}
+
+void lrc_gather_add(lrc_gather *into, const lrc_gather *g)
+{
+    into->gc |= g->gc;
+    vt_max(into->vt, g->vt);
+    pbuf_put(&into->records, g->records.p, g->records.len);
+}
+
+lrc_gather *lrc_barrier_gather(void) { return &gathered; }
+
+/* A barrier arrival also stands for the node in a collection round under
+ * way (lrc_gc.c). */
+int lrc_barrier_merge(int node, const void *p, size_t len)
+{
+    if (lrc_gather_merge(&gathered, p, len))
+        return -1;
+    lrc_round_barrier_arrival(node);
     return 0;
 }
 
@@ -382,11 +421,8 @@ void lrc_barrier_departure(pbuf *out)
 {
     if (!lrc_active)
         return;
-    pbuf_put(out, &gathered.gc, sizeof gathered.gc);
-    pbuf_put(out, gathered.vt, vt_bytes());
-    pbuf_put(out, gathered.records.p, gathered.records.len);
-    gathered.gc = 0;
-    gathered.records.len = 0;
+    lrc_gather_out(&gathered, out);
+    lrc_round_barrier_departure();
 }
 
 int lrc_barrier_apply(const void *p, size_t len)

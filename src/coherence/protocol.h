@@ -22,6 +22,11 @@ typedef struct tsr_protocol {
     /* Optional: forgets an allocation that tsr_free is releasing (every
      * node is past the barrier that begins tsr_free). */
     void (*unmap)(uint32_t first, uint32_t n);
+    /* Optional: memory that a node allocates alone (tsr_malloc) may use
+     * this protocol from now on. Every node calls it at the same point, as
+     * a collective call, but with no barrier: before its next lock or
+     * barrier. Those allocations call `map` on their owner only. */
+    void (*prepare_local)(void);
     /* A fault on one of its pages. Runs in the SIGSEGV handler: must be
      * async-signal-safe (no malloc, no stdio, no mutex). is_write is -1
      * where the hardware does not say. */
@@ -37,6 +42,11 @@ typedef struct tsr_protocol {
     /* Optional: every node has left the barrier, this node has received
      * every counted message of the epoch and applied the departure. */
     void (*barrier_done)(void);
+    /* Optional: the application thread holds no lock and is about to
+     * synchronize (tsr_lock, the end of tsr_unlock, a barrier's entry).
+     * The protocol may wait here for an exchange of its own that every
+     * node joins at such a point (LRC's collection rounds). */
+    void (*sync_point)(void);
 
     /* Synchronization payloads, all optional (payload.h frames them).
      * Writers append to `out` (nothing: no frame); readers get their own

@@ -105,16 +105,21 @@ int uffd_register(int fd, uint32_t first, uint32_t n, uint64_t mode)
     return 0;
 }
 
-void uffd_write_protect(int fd, uint32_t first, uint32_t n, int on)
+void uffd_write_protect(int fd, uint32_t first, uint32_t n, uint64_t mode)
 {
-    struct uffdio_writeprotect wp = {uffd_range(first, n), on ? UFFDIO_WRITEPROTECT_MODE_WP : 0};
+    struct uffdio_writeprotect wp = {uffd_range(first, n), mode};
     if (ioctl(fd, UFFDIO_WRITEPROTECT, &wp))
         log_die_status(1, "userfaultfd write protection of %u page(s) at %p failed: %s", n,
                        (void *)page_app(first), strerror(errno));
 }
 
 /* Only what `old` may have left in the page tables needs undoing: a NONE
- * page has no entry, a READ page's entry is write-protected. */
+ * page has no entry, a READ page's entry is write-protected. Removing the
+ * protection wakes nobody: a thread waiting on the page's fault goes on only
+ * when serve() has finished with it, after the protocol's callback has
+ * returned. The callback grants the access before it is done with the page
+ * (LRC records the page dirty after making it writable), and a thread woken
+ * there could reach its next release before the page is recorded. */
 static void uffd_apply(uint32_t first, uint32_t n, int old, int access)
 {
     if (access == old)
@@ -124,7 +129,9 @@ static void uffd_apply(uint32_t first, uint32_t n, int old, int access)
             log_die_status(1, "cannot drop %u page(s) at %p from the application view: %s", n,
                            (void *)page_app(first), strerror(errno));
     } else if (old != ACCESS_NONE) {
-        uffd_write_protect(uffd, first, n, access == ACCESS_READ);
+        uffd_write_protect(uffd, first, n,
+                           access == ACCESS_READ ? UFFDIO_WRITEPROTECT_MODE_WP
+                                                 : UFFDIO_WRITEPROTECT_MODE_DONTWAKE);
     }
 }
 

@@ -14,8 +14,10 @@
 int uffd_open(uint64_t features, char *why, size_t len);
 /* Registers pages [first, first+n) with fd in `mode`; -1 on failure. */
 int uffd_register(int fd, uint32_t first, uint32_t n, uint64_t mode);
-/* Write-protects (on) or unprotects pages [first, first+n) through fd. */
-void uffd_write_protect(int fd, uint32_t first, uint32_t n, int on);
+/* Write-protects (mode UFFDIO_WRITEPROTECT_MODE_WP) or unprotects pages
+ * [first, first+n) through fd; unprotecting wakes the threads waiting on
+ * them unless mode has UFFDIO_WRITEPROTECT_MODE_DONTWAKE. */
+void uffd_write_protect(int fd, uint32_t first, uint32_t n, uint64_t mode);
 /* The application view's pages [first, first+n) as a userfaultfd range. */
 struct uffdio_range uffd_range(uint32_t first, uint32_t n);
 /* Takes pages out of the fault-serving context, and gives them back. */

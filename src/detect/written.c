@@ -74,7 +74,7 @@ int uffd_track(uint32_t first, uint32_t n)
     }
     /* Protect even the entries not yet present, so that a read does not
      * map a page that the next scan would count as written. */
-    uffd_write_protect(async_fd, first, n, 1);
+    uffd_write_protect(async_fd, first, n, UFFDIO_WRITEPROTECT_MODE_WP);
     return 0;
 }
 

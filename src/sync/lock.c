@@ -15,6 +15,11 @@
  * one that finds that cycle over goes back (MSG_LOCK_BOUNCE); the manager,
  * which by then has merged the release, grants from there.
  *
+ * TSR_LOCK_HANDOFF=manager turns the direct hand-off off, to measure it
+ * (bench/tsr_micro): the manager then queues the requests for a held lock
+ * itself, every release goes to it, and it grants the next in line, as
+ * before TreadMarks' hand-off: two messages on the critical path.
+ *
  * What requests, grants and releases carry is the protocols' (payload.h).
  */
 #include <pthread.h>
@@ -44,14 +49,6 @@ typedef struct peeker {
     uint64_t reply;
 } peeker;
 
-/* Manager state of one lock: the last node that asked (-1: the lock is
- * free here) and the cycle of its request. */
-typedef struct lock_mgr {
-    int tail;
-    uint32_t tail_cycle;
-    peeker *peekers;
-} lock_mgr;
-
 /* What the manager knows of one node's requests of one lock it manages, so
  * that it can tell a duplicate or forged message from an honest one. A
  * cycle is `open` from its request until its release reaches the manager
@@ -66,12 +63,23 @@ typedef struct asker {
 } asker;
 
 /* A request waiting at its predecessor, with its payload (the grant is
- * built from it). */
+ * built from it); under TSR_LOCK_HANDOFF=manager, in the manager's queue. */
 typedef struct successor {
     int node; /* -1: none */
     void *req;
     size_t len;
+    struct successor *next;
 } successor;
+
+/* Manager state of one lock: the last node that asked (-1: the lock is
+ * free here) and the cycle of its request; the requests it queues itself
+ * (TSR_LOCK_HANDOFF=manager), oldest first. */
+typedef struct lock_mgr {
+    int tail;
+    uint32_t tail_cycle;
+    peeker *peekers;
+    successor *queue, **queue_end;
+} lock_mgr;
 
 /* Node state of one lock: its request cycle (one per tsr_lock), whether the
  * cycle is still on (asked or held, not released), and its successor.
@@ -88,6 +96,7 @@ static lock_node *mine;
 static pthread_mutex_t mgr_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t node_mutex = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char held_here[COH_LOCK_SLOTS];
+static int nheld; /* locks this node holds */
 /* Releases sent to each manager since the last barrier. A release has no
  * reply, so the barrier counts them (lock_count_releases): a manager
  * leaves the barrier only once it has every release of the epoch, which
@@ -219,7 +228,7 @@ static const char *forwarded(int id, int node, uint32_t cycle, const void *req, 
     else if (now && l->next.node >= 0)
         why = "a second successor in one cycle";
     else if (now)
-        l->next = (successor){node, copy_of(req, rlen), rlen};
+        l->next = (successor){node, copy_of(req, rlen), rlen, NULL};
     pthread_mutex_unlock(&node_mutex);
     if (!why && !now)
         bounce(id, node, req, rlen);
@@ -234,6 +243,20 @@ static void forward(int id, int tail, uint32_t cycle, int node, const void *req,
         own(forwarded(id, node, cycle, req, rlen), id);
     else
         am_send(tail, MSG_LOCK_FWD, wire_id(id), (uint64_t)node, cycle, req, rlen);
+}
+
+/* TSR_LOCK_HANDOFF=manager: a request for a held lock waits here. Called
+ * with mgr_mutex held. */
+static void enqueue(lock_mgr *l, int node, const void *req, size_t rlen)
+{
+    successor *w = malloc(sizeof *w);
+    if (!w)
+        log_die_status(1, "out of memory (lock queue)");
+    *w = (successor){node, copy_of(req, rlen), rlen, NULL};
+    if (!l->queue)
+        l->queue_end = &l->queue;
+    *l->queue_end = w;
+    l->queue_end = &w->next;
 }
 
 /* A node may not ask while it is the last that asked (it holds the lock or
@@ -261,15 +284,17 @@ static const char *mgr_acquire(int id, int node, uint32_t cycle, const void *req
     if (!why) {
         asker *a = asker_of(id, node);
         *a = (asker){cycle, 1, -1, a->bounce};
-        if (tail >= 0)
+        if (tail >= 0 && !cfg.handoff_via_manager)
             asker_of(id, tail)->succ = (int16_t)node;
         l->tail = node;
         l->tail_cycle = cycle;
         if (tail < 0)
             mgr_grant(id, node, req, rlen);
+        else if (cfg.handoff_via_manager)
+            enqueue(l, node, req, rlen);
     }
     pthread_mutex_unlock(&mgr_mutex);
-    if (!why && tail >= 0)
+    if (!why && tail >= 0 && !cfg.handoff_via_manager)
         forward(id, tail, tail_cycle, node, req, rlen);
     return why;
 }
@@ -311,8 +336,15 @@ static const char *mgr_release(int id, int node, uint32_t cycle, const void *pay
             free(pk);
         }
         l->peekers = NULL;
-        if (l->tail == node) /* nobody asked since: the lock is free */
+        successor *w = l->queue;
+        if (w) { /* TSR_LOCK_HANDOFF=manager: the next in line */
+            l->queue = w->next;
+            mgr_grant(id, w->node, w->req, w->len);
+            free(w->req);
+            free(w);
+        } else if (l->tail == node) { /* nobody asked since: the lock is free */
             l->tail = -1;
+        }
     }
     pthread_mutex_unlock(&mgr_mutex);
     return why;
@@ -489,6 +521,8 @@ void lock_init(void)
 
 int lock_held_here(int id) { return held_here[id]; }
 
+int lock_held_count(void) { return nheld; }
+
 void lock_count_releases(uint32_t *sent)
 {
     for (int j = 0; j < cfg.nodes; j++)
@@ -514,6 +548,8 @@ void lock_acquire(int id)
 {
     if (held_here[id])
         log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
+    if (!nheld)
+        coh_sync_point();
     double t0 = now_s();
     am_wait_room();
     int m = manager_of(id);
@@ -534,6 +570,7 @@ void lock_acquire(int id)
     pbuf_free(&req);
     stall_wait(&grant.w, id);
     held_here[id] = 1;
+    nheld++;
     own(coh_lock_acquire(id, grant.payload, grant.len) ? "its protocols refused a checked grant"
                                                         : NULL, id);
     free(grant.payload);
@@ -552,6 +589,7 @@ void lock_release(int id)
     am_wait_room();
     coh_release();
     held_here[id] = 0;
+    nheld--;
     pbuf out = {0};
     pthread_mutex_lock(&node_mutex);
     successor next = mine[id].next;
@@ -576,4 +614,6 @@ void lock_release(int id)
         free(next.req);
     }
     pbuf_free(&out);
+    if (!nheld)
+        coh_sync_point();
 }

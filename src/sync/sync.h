@@ -34,6 +34,8 @@ int lock_held_here(int id);
  * waits for the answer to be installed. Async-signal-safe (Munin's fault
  * handler reads that way). */
 void lock_peek(int id);
+/* How many locks this node holds. */
+int lock_held_count(void);
 /* At a barrier arrival: adds the releases sent to each manager since the
  * last barrier to sent[] (the barrier's counted messages). */
 void lock_count_releases(uint32_t *sent);

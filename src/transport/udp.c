@@ -316,7 +316,15 @@ static int udp_idle(void)
     return fault_idle();
 }
 
-static const rel_ops ops = {emit, group_emit, deliver, deliver_unordered, now_ns};
+static void queued(int dest, long bytes)
+{
+    if (bytes > 0)
+        sendq_grew(dest, (size_t)bytes);
+    else
+        sendq_shrank(dest, (size_t)-bytes);
+}
+
+static const rel_ops ops = {emit, group_emit, deliver, deliver_unordered, now_ns, queued};
 
 /* A datagram socket on the address the node listens on for its udp_peers. */
 static void open_socket(void)
@@ -400,6 +408,7 @@ static void udp_start(void)
     socklen_t len = sizeof own;
     getsockname(udp_sock, (struct sockaddr *)&own, &len);
     group_sock = group_open(udp_sock, own.sin_addr.s_addr, group.sin_addr.s_addr, group.sin_port);
+    log_debug("udp: datagrams on port %u", ntohs(own.sin_port));
     pfd[SLOT_GROUP].fd = group_sock;
     for (int j = 0; j < cfg.nodes; j++)
         if (boot.peer_fd[j] >= 0)

@@ -138,12 +138,14 @@ static int fill_slot(rel_peer *p)
     if ((m = p->u_head)) {
         p->u_head = m->next;
         *s = (rel_slot){m, 0, (uint16_t)STREAM_BYTES(m->hdr.len), REL_UNORDERED, 1, 0, 0};
+        ops->queued(p->node, -(long)s->len);
     } else {
         m = p->q_head;
         size_t left = STREAM_BYTES(m->hdr.len) - m->sent;
         size_t len = left < REL_FRAG ? left : REL_FRAG;
         *s = (rel_slot){m, m->sent, (uint16_t)len, REL_DATA, len == left, 0, 0};
         m->sent += len;
+        ops->queued(p->node, -(long)len);
         if (s->last)
             p->q_head = m->next;
     }
@@ -174,6 +176,7 @@ void rel_post(rel_peer *p, am_msg *m, int unordered)
     else
         *head = m;
     *tail = m;
+    ops->queued(p->node, (long)STREAM_BYTES(m->hdr.len));
     while (fill_slot(p))
         ;
     spin_unlock(&p->lock);
@@ -401,6 +404,7 @@ static void drop_all(rel_peer *p)
         while (*q) {
             am_msg *m = *q;
             *q = m->next;
+            ops->queued(p->node, -(long)(STREAM_BYTES(m->hdr.len) - m->sent));
             release_msg(m);
         }
 }

@@ -80,6 +80,10 @@ typedef struct rel_ops {
     /* One whole unordered message's stream bytes (comm thread). */
     void (*deliver_unordered)(int src, const void *data, size_t len);
     uint64_t (*now_ns)(void);
+    /* Bytes of a message that wait for room in dest's window (bytes > 0),
+     * or that entered it or were dropped (bytes < 0): what TSR_SEND_QUEUE
+     * bounds (sendq.c). Async-signal-safe, under the peer's lock. */
+    void (*queued)(int dest, long bytes);
 } rel_ops;
 
 /* A datagram in flight: which bytes of which message it carries. */

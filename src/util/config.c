@@ -208,8 +208,9 @@ static void load_faults(void)
         if (eq)
             *eq = 0;
         if (!eq || fault_key(kv, eq + 1))
-            log_die("TSR_FAULTS='%s': '%s' is not one of loss=P, dup=P, reorder=P (P from 0 to "
-                    "0.5), delay=T (up to 1s, in us, ms or s), seed=N", s, kv);
+            log_die("TSR_FAULTS='%s': '%s%s%s' is not one of loss=P, dup=P, reorder=P (P from 0 "
+                    "to 0.5), delay=T (up to 1s, in us, ms or s), seed=N", s, kv, eq ? "=" : "",
+                    eq ? eq + 1 : "");
     }
     if (cfg.transport != TRANSPORT_UDP)
         log_die("TSR_FAULTS is set but TSR_TRANSPORT is not udp: faults are injected below the "
@@ -224,6 +225,7 @@ void config_load(void)
     static const char *const transport[] = {"tcp", "shm", "auto", "udp", NULL};
     static const char *const proto[] = {"hlrc", "lrc", NULL};
     static const char *const multicast[] = {"tree", "ip", "off", NULL};
+    static const char *const handoff[] = {"direct", "manager", NULL};
 
     load_job();
     log_set_node(cfg.node);
@@ -247,6 +249,7 @@ void config_load(void)
     cfg.heartbeat_s = (unsigned)env_long("TSR_HEARTBEAT", 5, 0, 3600);
     cfg.shm_fd = (int)env_long("TSR_SHM_FD", -1, 0, 1 << 20);
     cfg.proto_lrc = env_choice("TSR_PROTO", proto, 0);
+    cfg.handoff_via_manager = env_choice("TSR_LOCK_HANDOFF", handoff, 0);
     cfg.lrc_gc_bytes = env_size("TSR_LRC_GC_BYTES", (size_t)64 << 20, (size_t)64 << 10,
                                 (size_t)1 << 40, "64K to 1T");
     cfg.send_queue = env_size("TSR_SEND_QUEUE", (size_t)64 << 20, (size_t)4 << 10,

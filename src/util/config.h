@@ -55,6 +55,7 @@ typedef struct tsr_config {
     unsigned heartbeat_s;     /* TSR_HEARTBEAT: silence that fails a peer (0: never) */
     int shm_fd;               /* TSR_SHM_FD: tsrun's rings (shm.c), -1 without */
     int proto_lrc;            /* TSR_PROTO=hlrc (default) | lrc: what TSR_PROTO_HLRC means */
+    int handoff_via_manager;  /* TSR_LOCK_HANDOFF=direct (default) | manager (ablation) */
     size_t lrc_gc_bytes;      /* TSR_LRC_GC_BYTES: LRC's interval and diff memory bound */
     size_t send_queue;        /* TSR_SEND_QUEUE: bytes queued to one peer before senders wait */
     int aslr_keep;            /* TSR_ASLR=keep: nodes may have different address layouts */

@@ -1,12 +1,22 @@
-/* Garbage collection of the lazy protocol (TSR_PROTO_LRC): across 10,000
- * lock hand-offs, each writing the shared counter's page, with a barrier
- * every 250 of them, the memory for intervals, notices and diffs stays
- * under TSR_LRC_GC_BYTES (256K here, set before tsr_init) on every node,
- * although they would take several times that uncollected; the collections
- * happen, and the counter comes out exact. */
-/* tsr-test: lrc -n 2 */
+/* Garbage collection of the lazy protocol (TSR_PROTO_LRC) across 10,000
+ * lock hand-offs, each writing the shared counter's page, under
+ * TSR_LRC_GC_BYTES=256K (set before tsr_init). Uncollected, intervals,
+ * notices and diffs would take over 1 MiB on a node; the counter comes out
+ * exact either way.
+ *   barriers      a barrier every 250 hand-offs, where TreadMarks
+ *                 collects: the memory stays under the bound.
+ *   (no argument) no barrier in the loop: the collections are rounds
+ *                 joined at lock operations (lrc_gc.c), and every one of
+ *                 them is a round. A round starts only once node 0's comm
+ *                 thread has taken the request, and on this oversubscribed
+ *                 machine that can lag by 100 ms of hand-offs, so the
+ *                 memory is held under twice the bound, not under it (the
+ *                 worst seen: 1.7 times, with 16 jobs on 2 cores). */
+/* tsr-test: lrc -n 2,3,4 */
+/* tsr-test: lrc -n 2 barriers */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tessera.h"
 
@@ -19,6 +29,7 @@ int main(int argc, char **argv)
     setenv("TSR_LRC_GC_BYTES", "256K", 1);
     tsr_init(&argc, &argv);
     int me = tsr_node(), n = tsr_nodes(), bad = 0;
+    int barriers = argc > 1 && !strcmp(argv[1], "barriers");
     tsr_attr attr = TSR_ATTR_DEFAULT;
     attr.proto = TSR_PROTO_LRC;
     volatile long *count = tsr_alloc_attr(sizeof *count, &attr);
@@ -26,27 +37,32 @@ int main(int argc, char **argv)
         tsr_lock(0);
         ++*count;
         tsr_unlock(0);
-        if ((i + 1) % (PER_BARRIER / n) == 0)
+        if (barriers && (i + 1) % (PER_BARRIER / n) == 0)
             tsr_barrier();
     }
-    tsr_barrier();
-    uint64_t peak = 0, collections = 0;
+    uint64_t peak = 0, collections = 0, rounds = 0;
     tsr_counter_get("lrc_peak_bytes", &peak);
     tsr_counter_get("lrc_collections", &collections);
+    tsr_counter_get("lrc_gc_rounds", &rounds);
+    tsr_barrier();
     if (*count != HANDOFFS / n * n) {
         printf("node %d: count %ld, want %d\n", me, *count, HANDOFFS / n * n);
         bad++;
     }
-    if (peak == 0 || peak >= BOUND) {
-        printf("node %d: peak LRC memory %llu bytes, bound %d\n", me, (unsigned long long)peak, BOUND);
+    long held = barriers ? BOUND : 2L * BOUND;
+    if (peak == 0 || peak >= (uint64_t)held) {
+        printf("node %d: peak LRC memory %llu bytes, held under %ld\n", me,
+               (unsigned long long)peak, held);
         bad++;
     }
-    if (collections == 0) {
-        printf("node %d: no garbage collection\n", me);
+    if (n > 1 && (collections == 0 || (!barriers && rounds != collections))) {
+        printf("node %d: %llu collections, %llu of them in rounds\n", me,
+               (unsigned long long)collections, (unsigned long long)rounds);
         bad++;
     }
-    printf("node %d: lrc_gc: peak %llu bytes, %llu collections: %s\n", me,
-           (unsigned long long)peak, (unsigned long long)collections, bad ? "FAIL" : "PASS");
+    printf("node %d: lrc_gc%s: peak %llu bytes, %llu collections (%llu rounds): %s\n", me,
+           barriers ? " barriers" : "", (unsigned long long)peak, (unsigned long long)collections,
+           (unsigned long long)rounds, bad ? "FAIL" : "PASS");
     tsr_finalize();
     return bad != 0;
 }

@@ -3,12 +3,16 @@
  * where it is seen after the next barrier although address-space layout
  * randomization loads the program at a different address in each process;
  * Tmk_malloc memory written under Tmk_lock_acquire is seen by all; Tmk_free
- * makes room that Tmk_malloc reuses. With an argument, a misuse that must
+ * makes room that Tmk_malloc reuses. Tmk_malloc's memory is kept by
+ * TreadMarks' protocol, as in TreadMarks: no node fetches a page, and every
+ * process but the allocator asks for diffs (a home-based page would be
+ * fetched from the allocator instead). With an argument, a misuse that must
  * stop the job: "stack" (Tmk_distribute of a local variable), "big" (of
  * more than 64 MiB), "lock" (an id out of range). */
 #include <stdio.h>
 #include <string.h>
 
+#include "tessera.h"
 #include "tmk.h"
 
 static long *counter;    /* Tmk_malloc'd by the last process, distributed */
@@ -45,6 +49,17 @@ int main(int argc, char **argv)
     }
     Tmk_barrier(6);
     bad += *counter != 100 + 10 * (long)Tmk_nprocs;
+    tsr_stats s;
+    uint64_t diff_requests = 0;
+    tsr_stats_get(&s);
+    if (tsr_counter_get("diff_requests", &diff_requests))
+        bad++;
+    if (s.page_fetches || (Tmk_proc_id != last && !diff_requests)) {
+        printf("proc %u: %llu page fetches, %llu diff requests: not TreadMarks' protocol\n",
+               Tmk_proc_id, (unsigned long long)s.page_fetches,
+               (unsigned long long)diff_requests);
+        bad++;
+    }
     if (Tmk_proc_id == last) {
         char *old = (char *)counter;
         Tmk_free(old);

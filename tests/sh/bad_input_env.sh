@@ -31,6 +31,7 @@ refuse TSR_CONNECT_TIMEOUT=0 "TSR_CONNECT_TIMEOUT='0' is not an integer in \[1, 
 refuse TSR_WRITE_DETECT=some "TSR_WRITE_DETECT='some' is not one of the accepted values"
 refuse TSR_PROGRESS=fast "TSR_PROGRESS='fast' is not one of the accepted values"
 refuse TSR_PROTO=treadmarks "TSR_PROTO='treadmarks' is not one of the accepted values"
+refuse TSR_LOCK_HANDOFF=relay "TSR_LOCK_HANDOFF='relay' is not one of the accepted values"
 refuse TSR_LRC_GC_BYTES=1K "TSR_LRC_GC_BYTES='1K' is out of range: 64K to 1T"
 refuse TSR_LRC_GC_BYTES=lots "TSR_LRC_GC_BYTES='lots' is not a size"
 refuse TSR_SEND_QUEUE=1K "TSR_SEND_QUEUE='1K' is out of range: 4K to 1T"

@@ -88,7 +88,7 @@ expect_fail "cluster/local rendezvous names a missing node 0" \
 expect_fail "cluster/local bad rank from the launcher" \
     "OMPI_COMM_WORLD_RANK='5' (set by Open MPI) is not an integer in \[0, 1\]" \
     "${OMPI[@]}" OMPI_COMM_WORLD_RANK=5 PMIX_NAMESPACE=job3 $P
-expect_fail "cluster/local MPICH needs TSR_JOB_ID" "exports no job id: set TSR_JOB_ID" \
+expect_fail "cluster/local MPICH without a PMI socket needs TSR_JOB_ID" "gives no job id: set TSR_JOB_ID" \
     env PMI_RANK=0 PMI_SIZE=2 $P
 mkdir -m 0755 "$LOG/open"
 expect_fail "cluster/local rendezvous directory others can read" "must belong to this user with mode 0700" \

@@ -32,8 +32,9 @@ stop_test() { # transport nodes victim
 stop_test tcp 3 1
 stop_test shm 3 1
 stop_test shm 2 0
+stop_test udp 3 1
 
-for t in tcp shm; do
+for t in tcp shm udp; do
     expect_ok "heartbeat/$t: 2.5 s of computation under TSR_HEARTBEAT=$H is not a failure" "node 1: PASS" \
         env TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n 2 $B/tests/mp/compute_gap 2.5
 done

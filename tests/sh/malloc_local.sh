@@ -9,6 +9,13 @@ for n in 1 2 3 4; do
 done
 run "the same with TSR_WRITE_DETECT=all (-n 4)" env TSR_WRITE_DETECT=all $TSRUN -n 4 $B/tests/mp/malloc_local
 run "the same with TSR_PROGRESS=block (-n 3)" env TSR_PROGRESS=block $TSRUN -n 3 $B/tests/mp/malloc_local
+# Under TSR_PROTO=lrc the memory is TreadMarks': no home to fetch from, so
+# the other nodes learn the pages from the write notices that name them.
+for n in 1 2 3 4; do
+    run "the same with TSR_PROTO=lrc (-n $n)" env TSR_PROTO=lrc $TSRUN -n $n $B/tests/mp/malloc_local
+done
+run "the same with TSR_PROTO=lrc TSR_DETECT=uffd (-n 4)" \
+    env TSR_PROTO=lrc TSR_DETECT=uffd $TSRUN -n 4 $B/tests/mp/malloc_local
 for n in 1 2 4; do
     expect_fail "access to an unallocated arena address names it (-n $n)" \
         "access to 0x[0-9a-f]* in node $((n - 1))'s tsr_malloc arena, which node $((n - 1)) has not allocated" \

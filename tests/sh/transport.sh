@@ -6,8 +6,8 @@
 . tests/lib.sh
 P="$B/tests/mp/lock_counter"
 
-expect_fail "transport/TSR_TRANSPORT=udp refused" "TSR_TRANSPORT='udp' is not one of the accepted values" \
-    env TSR_TRANSPORT=udp $P 1
+expect_fail "transport/TSR_TRANSPORT=quic refused" "TSR_TRANSPORT='quic' is not one of the accepted values" \
+    env TSR_TRANSPORT=quic $P 1
 expect_fail "transport/TSR_HEARTBEAT=3601 refused" "TSR_HEARTBEAT='3601' is not an integer in \[0, 3600\]" \
     env TSR_HEARTBEAT=3601 $P 1
 expect_fail "transport/TSR_HEARTBEAT=-1 refused" "TSR_HEARTBEAT='-1' is not an integer" \
@@ -16,7 +16,7 @@ expect_fail "transport/TSR_SHM_FD=x refused" "TSR_SHM_FD='x' is not an integer" 
     env TSR_SHM_FD=x $P 1
 
 # Which backend each setting gives, as TSR_VERBOSE reports it.
-for pair in tcp:tcp shm:shm auto:shm :tcp; do
+for pair in tcp:tcp shm:shm udp:udp auto:shm :tcp; do
     want=${pair#*:} set=${pair%%:*}
     expect_ok "transport/TSR_TRANSPORT=${set:-unset} runs over $want" "transport: $want" \
         env TSR_TRANSPORT=$set TSR_VERBOSE=1 $TSRUN -n 2 $P
@@ -67,16 +67,31 @@ else
     cat "$LOG/intruder" >>"$LOG/err"; bad "transport/shm: stranger (exit $rc)" "$LOG/err"
 fi
 
-# A node killed under shm: the others name it (the mesh's end of file).
-TSR_TRANSPORT=shm $TSRUN -n 3 $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
+# A node killed: the others name it (the mesh's end of file).
+for t in shm udp; do
+    TSR_TRANSPORT=$t $TSRUN -n 3 $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
+    job=$!
+    if wait_ready "$LOG/out" 3; then
+        kill -9 "$(awk '$1=="ready" && $2==2 {print $3}' "$LOG/out")"
+        wait $job; rc=$?
+        named=$(grep -c "^tessera: node [01]: stopping: node 2 " "$LOG/err")
+        if [ $rc -ne 0 ] && [ "$named" -eq 2 ]; then ok "transport/$t: kill -9 node 2 of 3 named by both others (exit $rc)"
+        else bad "transport/$t: kill -9 node 2 of 3 (exit $rc, named by $named)" "$LOG/err"; fi
+    else
+        kill $job; bad "transport/$t: kill -9 (never ready)" "$LOG/err"
+    fi
+done
+
+# Forged datagrams to a udp node: dropped and counted, the job unharmed.
+TSR_TRANSPORT=udp TSR_VERBOSE=1 TSR_STATS=1 $TSRUN -n 2 $B/tests/mp/sleeper 3 >"$LOG/out" 2>"$LOG/err" &
 job=$!
-if wait_ready "$LOG/out" 3; then
-    kill -9 "$(awk '$1=="ready" && $2==2 {print $3}' "$LOG/out")"
-    wait $job; rc=$?
-    named=$(grep -c "^tessera: node [01]: stopping: node 2 " "$LOG/err")
-    if [ $rc -ne 0 ] && [ "$named" -eq 2 ]; then ok "transport/shm: kill -9 node 2 of 3 named by both others (exit $rc)"
-    else bad "transport/shm: kill -9 node 2 of 3 (exit $rc, named by $named)" "$LOG/err"; fi
-else
-    kill $job; bad "transport/shm: kill -9 (never ready)" "$LOG/err"
-fi
+wait_ready "$LOG/out" 2
+port=$(sed -n 's/^tessera: node 0: udp: datagrams on port \([0-9]*\)$/\1/p' "$LOG/err")
+sent=$(python3 tests/udp_intruder.py "$port" 2>>"$LOG/err")
+wait $job; rc=$?
+rejected=$(cat "$LOG/out" "$LOG/err" |
+    awk '/tessera statistics, node/ {n = $5} $1 == "udp_rejected" && n == 0 {print $2}')
+if [ $rc -eq 0 ] && [ -n "$sent" ] && [ "${rejected:-0}" -eq "$sent" ] && [ "$(grep -c PASS "$LOG/out")" -eq 2 ]; then
+    ok "transport/udp: $sent forged datagrams dropped and counted, job unharmed"
+else bad "transport/udp: forged datagrams (exit $rc, sent ${sent:-none}, rejected ${rejected:-none})" "$LOG/err"; fi
 finish

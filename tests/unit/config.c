@@ -80,6 +80,19 @@ static void defaults_and_values(void)
     CHECK(cfg.cache_only == 0, "TSR_WRITE_DETECT=all kept cache-only");
     CHECK(cfg.fetch_ahead == 1, "TSR_FETCH_AHEAD=1 gave %u", cfg.fetch_ahead);
     CHECK(cfg.node == 3 && cfg.nodes == 4, "node %d of %d, want 3 of 4", cfg.node, cfg.nodes);
+    CHECK(!cfg.faults.on, "TSR_FAULTS on by default");
+    setenv("TSR_TRANSPORT", "udp", 1);
+    setenv("TSR_FAULTS", "loss=0.02,dup=0.01,reorder=0.05,delay=200us,seed=7", 1);
+    config_load();
+    const tsr_faults *f = &cfg.faults;
+    CHECK(cfg.transport == TRANSPORT_UDP && f->on && f->loss == 0.02 && f->dup == 0.01 &&
+              f->reorder == 0.05 && f->delay_us == 200 && f->seed == 7,
+          "TSR_FAULTS gave %g %g %g %u %llu", f->loss, f->dup, f->reorder, f->delay_us,
+          (unsigned long long)f->seed);
+    setenv("TSR_FAULTS", "delay=1ms", 1);
+    config_load();
+    CHECK(f->delay_us == 1000 && f->loss == 0 && f->seed == 1, "TSR_FAULTS=delay=1ms gave %u",
+          f->delay_us);
 }
 
 /* In a child: sets NAME=VALUE (a "NAME=VALUE" string) and loads. */
@@ -107,6 +120,12 @@ static void bad_values(void)
         {"TSR_BOOT=127.0.0.1:1", "TSR_BOOT is set but TSR_SECRET is not"},
         {"TSR_ASLR=on", "TSR_ASLR='on' is not one of: off, keep"},
         {"TSR_SHARE_GLOBALS=yes", "TSR_SHARE_GLOBALS='yes' is not an integer in [0, 1]"},
+        {"TSR_TRANSPORT=quic", "TSR_TRANSPORT='quic' is not one of"},
+        {"TSR_FAULTS=loss=0.02", "TSR_FAULTS is set but TSR_TRANSPORT is not udp"},
+        {"TSR_FAULTS=loss=0.6", "TSR_FAULTS='loss=0.6': 'loss=0.6' is not one of"},
+        {"TSR_FAULTS=delay=5min", "TSR_FAULTS='delay=5min': 'delay=5min' is not one of"},
+        {"TSR_FAULTS=seed=-1", "TSR_FAULTS='seed=-1': 'seed=-1' is not one of"},
+        {"TSR_FAULTS=jitter", "TSR_FAULTS='jitter': 'jitter' is not one of"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         CHECK_DIES(bad[i].assignment, load_with, bad[i].assignment, 1, bad[i].message);

@@ -70,7 +70,11 @@ static void emit_group(const rel_hdr *h, rel_member *members, const struct iovec
 
 static uint64_t now_ns(void) { return clock_ns; }
 
-static const rel_ops ops = {emit, emit_group, deliver, deliver_unordered, now_ns};
+/* Bytes waiting for room in a window, as the send queue's bound sees them. */
+static long queued_bytes;
+static void count_queued(int dest, long bytes) { queued_bytes += bytes; }
+
+static const rel_ops ops = {emit, emit_group, deliver, deliver_unordered, now_ns, count_queued};
 
 typedef struct channel {
     int lose_every;   /* lose one datagram in this many (0: none) */
@@ -181,6 +185,7 @@ static void window_full(void)
     CHECK(to_b.next - to_b.base == REL_WINDOW, "window: %u in flight, not %d",
           to_b.next - to_b.base, REL_WINDOW);
     CHECK(to_b.q_head != NULL, "window: nothing held back");
+    CHECK(queued_bytes > 0, "window: what waits for room is not counted as queued");
     /* Nothing gets through for a while: still no more than the window. */
     for (int i = 0; i < 5; i++) {
         lose_all(1);
@@ -192,6 +197,7 @@ static void window_full(void)
     channel clean = {0};
     CHECK(run(&clean) >= 0, "window: never finished");
     CHECK(got_len == want_len && !memcmp(got, want, want_len), "window: wrong stream");
+    CHECK(queued_bytes == 0, "window: %ld bytes still counted as queued once all went", queued_bytes);
     free(want);
 }
 
