@@ -48,8 +48,8 @@ LIBINT     := $(BUILD)/lib/libtessera_internal.a
 INTERNAL_USERS := $(shell grep -l '^\#include "[a-z]*/[a-z_]*\.h"' tests/mp/*.c bench/*.c)
 lib_for = $(if $(filter $(1),$(INTERNAL_USERS)),$(LIBINT),$(LIBA))
 
-.PHONY: all lib apps mpi-apps tests examples run test prove bench bench-quick bench-micro bench-deps benches install deps clean cas
-all: lib $(TSRUN) apps tests benches examples cas
+.PHONY: all lib apps parmacs mpi-apps tests examples run test prove bench bench-quick bench-micro bench-deps benches install deps clean cas
+all: lib $(TSRUN) apps tests benches examples cas parmacs
 
 lib: $(LIBA) $(LIBSO) $(LIBINT)
 
@@ -176,6 +176,20 @@ $(BUILD)/examples/%: examples/%.c $(LIBA)
 
 examples: $(EXAMPLE_BINS)
 
+# ---- PARMACS programs: SPLASH-style kernels through share/tessera/c.m4.tessera
+# m4 expands the ANL macros (docs/OMPNOW.md); the C is built like a user's.
+PARMACS_M4   := share/tessera/c.m4.tessera
+PARMACS_BINS := $(patsubst tests/parmacs/%.C,$(BUILD)/parmacs/%,$(wildcard tests/parmacs/*.C))
+
+$(BUILD)/parmacs/%.c: tests/parmacs/%.C $(PARMACS_M4)
+	@mkdir -p $(dir $@)
+	m4 $(PARMACS_M4) $< >$@
+
+$(BUILD)/parmacs/%: $(BUILD)/parmacs/%.c $(LIBA)
+	$(CC) $(CFLAGS) -Iinclude -o $@ $< $(LIBA) $(LDLIBS)
+
+parmacs: $(PARMACS_BINS)
+
 # ---- Tests ------------------------------------------------------------------
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
@@ -296,6 +310,11 @@ $(BUILD)/bench/%: bench/%.c $(LIBA) $(LIBINT)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(call lib_for,$<) $(LDLIBS)
 
+# Barnes-Hut reuses the app's code (apps/barnes/barnes.h and its app.h),
+# whose static functions it does not all call.
+$(BUILD)/bench/ompnow_barnes: CPPFLAGS += -Iapps/common
+$(BUILD)/bench/ompnow_barnes: CFLAGS += -Wno-unused-function
+
 bench-micro: all $(BENCH_BINS)
 	python3 bench/micro_report.py
 
@@ -308,6 +327,13 @@ bench: bench-deps
 	$(MAKE) bench-cluster
 	$(MAKE) bench-cas
 	$(MAKE) bench-themis
+	$(MAKE) bench-ompnow
+
+# Barnes-Hut with replicated sequential sections and multicast, the shape
+# of OpenMP/NOW's Tables 1 and 2 (docs/OMPNOW.md).
+.PHONY: bench-ompnow
+bench-ompnow: all
+	python3 bench/ompnow_barnes.py
 
 # Tessera against MPI across four network-namespace hosts at 1 Gbit/s
 # (needs root; bench/README.md).
@@ -355,6 +381,8 @@ install: lib $(TSRUN) $(if $(HAVE_LLVM),$(CAS_PLUGIN))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
 	install -m 644 include/tessera.h include/tessera_munin.h include/tessera_ga.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/share/tessera
+	install -m 644 $(PARMACS_M4) $(DESTDIR)$(PREFIX)/share/tessera/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a
 	install -m 755 $(LIBSO_FILE) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_FILE))
 	ln -sf $(notdir $(LIBSO_FILE)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_NAME))

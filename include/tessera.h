@@ -42,6 +42,8 @@ extern "C" {
 
 /* Number of lock ids: tsr_lock(id) accepts 0 <= id < TSR_MAX_LOCKS. */
 #define TSR_MAX_LOCKS 4096
+/* Number of pause flags: tsr_flag_*(id) accept 0 <= id < TSR_MAX_FLAGS. */
+#define TSR_MAX_FLAGS 4096
 
 /* ---- Start-up and shutdown ------------------------------------------------ */
 
@@ -120,6 +122,47 @@ TSR_API void tsr_free_local(void *ptr);
 TSR_API void tsr_lock(int id);
 TSR_API void tsr_unlock(int id);
 TSR_API void tsr_barrier(void);
+
+/* ---- Fork/join and replicated sections (docs/OMPNOW.md) ------------------- */
+
+/* Fork/join as TreadMarks and OpenMP run parallel sections. Node 0 runs the
+ * program; the other nodes call tsr_serve() after tsr_init and wait there.
+ * tsr_fork(fn, arg) on node 0 runs fn(arg) on every node, node 0 included
+ * (fn must be a function of the program: it is named by its place in the
+ * binary, the same on every node; arg is passed as it is, so it should be
+ * a value or point into shared memory). Node 0's writes before the fork
+ * are seen by fn everywhere. tsr_join() on node 0 returns once every node
+ * has finished fn, whose writes node 0 then sees; the servers go back to
+ * waiting. Forks do not nest. tsr_serve() returns when node 0 calls
+ * tsr_finalize; the server then calls tsr_finalize too. */
+TSR_API void tsr_fork(void (*fn)(void *arg), void *arg);
+TSR_API void tsr_join(void);
+TSR_API void tsr_serve(void);
+
+/* Replicated sequential sections (OpenMP/NOW): between
+ * tsr_replicate_begin() and tsr_replicate_end(), both collective, every
+ * node runs the same sequential code, and its writes to shared memory stay
+ * on the node that made them (every node makes them), so no node has to
+ * fetch them after the section. The code must write the same values on
+ * every node (no tsr_node()-dependent writes to shared memory). Inside, a
+ * tsr_fork() made by every node ends the section and starts fn(arg) on all,
+ * and the tsr_join() after it begins the next section. tsr_alloc is
+ * allowed (every node makes the same call); tsr_malloc is refused.
+ * Input and output run on every node: guard them with tsr_node() == 0
+ * where they must happen once. */
+TSR_API void tsr_replicate_begin(void);
+TSR_API void tsr_replicate_end(void);
+TSR_API int tsr_replicated(void); /* 1 inside a replicated section */
+
+/* Pause flags (PARMACS' PAUSE family): a node signals others without a
+ * barrier. tsr_flag_set(id) raises flag id as a release: whoever returns
+ * from tsr_flag_wait(id) after it (an acquire) sees every write the setter
+ * made before the set. tsr_flag_wait returns at once if the flag is up.
+ * tsr_flag_clear(id) lowers it; sets and clears by one node take effect in
+ * the order made. Flags start down. */
+TSR_API void tsr_flag_set(int id);
+TSR_API void tsr_flag_clear(int id);
+TSR_API void tsr_flag_wait(int id);
 
 /* Wall-clock seconds since an arbitrary fixed point. */
 TSR_API double tsr_wtime(void);

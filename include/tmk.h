@@ -58,6 +58,16 @@ TSR_API void Tmk_lock_release(unsigned id);
 /* All processes; every write made before it is visible after it. */
 TSR_API void Tmk_barrier(unsigned id);
 
+/* Fork/join as TreadMarks has it for OpenMP: process 0 calls Tmk_fork,
+ * which runs fn(arg) on every process, then Tmk_join, which waits for all;
+ * the others wait in Tmk_serve (Tessera's tsr_serve: TreadMarks' slaves
+ * wait inside Tmk_startup, which here returns on every process, so the
+ * program says where they wait). Tmk_serve returns when process 0 calls
+ * Tmk_exit. */
+TSR_API void Tmk_fork(void (*fn)(void *arg), void *arg);
+TSR_API void Tmk_join(void);
+TSR_API void Tmk_serve(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,5 +23,9 @@ int image_locate(const void *addr, size_t len, uint32_t *image, uint64_t *offset
 /* This process's address of (image, offset), if [that, that+len) lies in a
  * writable segment of the image; else NULL. */
 void *image_address(uint32_t image, uint64_t offset, size_t len);
+/* The same for a function of the program (fork/join sends functions):
+ * its place in an executable segment, and back. */
+int image_locate_code(void (*fn)(void *), uint32_t *image, uint64_t *offset);
+void (*image_code_address(uint32_t image, uint64_t offset))(void *);
 
 #endif

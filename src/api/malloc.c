@@ -44,6 +44,12 @@ static void map_new_pages(uint32_t first, uint32_t n)
 void *tsr_malloc(size_t bytes)
 {
     guard_check("tsr_malloc");
+    /* Every node runs a replicated section: each would get memory of its
+     * own arena at its own address, and the copies of the section's
+     * pointers would differ. A collective allocation is the same on all. */
+    if (coh_replicating())
+        log_die("tsr_malloc(%zu): called in a replicated section, where every node runs it; use "
+                "tsr_alloc there (collective: every node gets the same memory)", bytes);
     uint32_t first, n;
     void *ptr = arena_alloc(bytes, &first, &n);
     if (!ptr)

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "api/fork.h"
 #include "api/globals.h"
 #include "api/layout.h"
 #include "api/malloc.h"
@@ -15,6 +16,7 @@
 #include "detect/detect.h"
 #include "memory/alloc.h"
 #include "memory/region.h"
+#include "multicast/multicast.h"
 #include "stats/stats.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
@@ -40,6 +42,7 @@ int tsr_init(int *argc, char ***argv)
     detect_init();
     boot_start();
     am_init();
+    mc_init();
     am_guard_range(region.app, region.size);
     am_limit_pages(region.npages);
     layout_init();
@@ -47,10 +50,13 @@ int tsr_init(int *argc, char ***argv)
     malloc_use_protocol(cfg.proto_lrc ? TSR_PROTO_LRC : TSR_PROTO_HLRC);
     lock_init();
     barrier_init();
+    flag_init();
     stall_init();
     ga_init();
+    fork_init();
     globals_share();
     transport_start();
+    mc_check();
     layout_send();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
     barrier_collective(&sig);
@@ -61,6 +67,7 @@ void tsr_finalize(void)
 {
     guard_check("tsr_finalize");
     ga_fence_all();
+    fork_finish();
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
     barrier_collective(&sig);
     int stats_lost = stats_report();

@@ -103,3 +103,9 @@ void Tmk_lock_acquire(unsigned id) { tsr_lock(compat_lock_id("Tmk_lock_acquire",
 void Tmk_lock_release(unsigned id) { tsr_unlock(compat_lock_id("Tmk_lock_release", id)); }
 
 void Tmk_barrier(unsigned id) { tsr_barrier(); }
+
+void Tmk_fork(void (*fn)(void *arg), void *arg) { tsr_fork(fn, arg); }
+
+void Tmk_join(void) { tsr_join(); }
+
+void Tmk_serve(void) { tsr_serve(); }

@@ -9,6 +9,7 @@
 #include "detect/detect.h"
 #include "memory/alloc.h"
 #include "memory/region.h"
+#include "stats/stats.h"
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -23,6 +24,7 @@ const tsr_protocol *const coh_protocols[COH_NPROTO] = {NULL, &hlrc_protocol, &mu
  * advances the epoch, but the comm thread reads it (a Munin manager tags the
  * updates it relays, whose receivers ignore the tag), hence atomic. */
 static _Atomic uint32_t epoch;
+STATS_COUNTER(replicated_writes, "pages written in replicated sections, kept local");
 static waiter counted[2];
 
 void coh_init(void)
@@ -31,6 +33,7 @@ void coh_init(void)
         coh_protocols[i]->init();
     adopt_init();
     coh_range_init();
+    stats_register(&replicated_writes);
     detect_on_fault(coh_fault);
 }
 
@@ -117,4 +120,41 @@ int coh_barrier_done(const void *departure, size_t len, uint32_t expected)
         if (coh_protocols[i]->barrier_done)
             coh_protocols[i]->barrier_done();
     return 0;
+}
+
+/* Whether some page is kept by protocol index k: a section must not start
+ * with pages whose writes nothing would keep local. */
+static int protocol_in_use(uint8_t k)
+{
+    for (uint32_t p = 0; p < region.npages; p++)
+        if (region.meta[p].proto == k)
+            return 1;
+    return 0;
+}
+
+static int replicating;
+
+void coh_replicated_write(void) { COUNTER_ADD(replicated_writes, 1); }
+
+int coh_replicating(void) { return replicating; }
+
+void coh_replicate_begin(void)
+{
+    replicating = 1;
+    for (uint8_t i = 1; i < COH_NPROTO; i++) {
+        if (coh_protocols[i]->replicate_begin)
+            coh_protocols[i]->replicate_begin();
+        else if (protocol_in_use(i))
+            log_die("tsr_replicate_begin: protocol %s keeps allocated pages and has no "
+                    "replicated sections (docs/OMPNOW.md says which protocols do)",
+                    coh_protocols[i]->name);
+    }
+}
+
+void coh_replicate_end(void)
+{
+    replicating = 0;
+    for (size_t i = 1; i < COH_NPROTO; i++)
+        if (coh_protocols[i]->replicate_end)
+            coh_protocols[i]->replicate_end();
 }

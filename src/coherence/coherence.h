@@ -56,4 +56,17 @@ void coh_barrier_release(uint32_t *sent);
  * malformed. */
 int coh_barrier_done(const void *departure, size_t len, uint32_t expected);
 
+/* A replicated sequential section (api/fork.c) begins or ends, each after
+ * a barrier (whose flush must leave the section's writes alone): each
+ * protocol keeps the section's writes local
+ * (tsr_protocol.replicate_begin/end). Stops the job if a protocol that has
+ * pages cannot. */
+void coh_replicate_begin(void);
+void coh_replicate_end(void);
+/* Whether a replicated section is running on this node. */
+int coh_replicating(void);
+/* A protocol kept a page written in a section local (the named counter
+ * replicated_writes). Async-signal-safe. */
+void coh_replicated_write(void);
+
 #endif

@@ -154,13 +154,16 @@ static void fault(uint32_t p, int is_write)
     page_meta *m = &region.meta[p];
     switch (m->state) {
     case HOME_READ:
+        if (hlrc_rep_write(p))
+            return;
         m->state = HOME_WRITE;
         dirty[ndirty++] = p;
         detect_set_access(p, 1, ACCESS_WRITE);
         STAT_ADD(write_faults, 1);
         return;
     case INVALID:
-        hlrc_page_fetch(p);
+        if (!hlrc_mc_take(p))
+            hlrc_page_fetch(p);
         m->state = READ;
         if (is_write != 1) { /* a read, or unknown: a write will fault again */
             detect_set_access(p, 1, ACCESS_READ);
@@ -173,6 +176,8 @@ static void fault(uint32_t p, int is_write)
             detect_set_access(p, 1, ACCESS_READ);
             return;
         }
+        if (hlrc_rep_write(p))
+            return;
         memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
         m->state = WRITE;
         dirty[ndirty++] = p;
@@ -180,7 +185,7 @@ static void fault(uint32_t p, int is_write)
         STAT_ADD(twins, 1);
         STAT_ADD(write_faults, 1);
         return;
-    default: /* WRITE, HOME_WRITE, HOME_STICKY, HOME_EXACT: writable already */
+    default: /* WRITE, HOME_WRITE, HOME_STICKY, HOME_EXACT, REP_*: writable already */
         detect_set_access(p, 1, ACCESS_WRITE);
         return;
     }
@@ -188,12 +193,13 @@ static void fault(uint32_t p, int is_write)
 
 /* A range check (coherence/range.c): invalid pages come in runs, one
  * exchange per home and TSR_FETCH_AHEAD pages, then each page takes the
- * step its fault would have taken (a twin, for a write). */
+ * step its fault would have taken (a twin, for a write). While pages are
+ * multicast (a replicated section), each goes the way of its fault. */
 static void range(uint32_t first, uint32_t n, uint32_t stride, int is_write)
 {
     for (uint32_t i = 0; i < n;) {
         uint32_t p = first + i * stride, got = 0;
-        if (region.meta[p].state == INVALID) {
+        if (region.meta[p].state == INVALID && !hlrc_mc_single()) {
             got = hlrc_fetch_run(p, n - i, stride);
             region.meta[p].state = READ;
             detect_set_access(p, 1, ACCESS_READ);
@@ -234,6 +240,7 @@ static void flush_home_page(uint32_t p)
     new_home_version(p);
     if (cfg.cache_only && !atomic_exchange(&m->remote, 0)) {
         m->state = HOME_STICKY;
+        hlrc_rep_sticky(p);
         return;
     }
     m->state = HOME_READ;
@@ -406,8 +413,11 @@ void hlrc_invalidate(uint32_t p, uint32_t version)
     STAT_ADD(invalidations, 1);
 }
 
+int hlrc_exact_homes(void) { return ntracked > 0; }
+
 static void init(void)
 {
+    hlrc_rep_init();
     dirty = region_page_table(sizeof *dirty, "the dirty page list");
     copied_ring = region_page_table(sizeof *copied_ring, "the copied page ring");
     queued = region_page_table(sizeof *queued, "the copied page flags");
@@ -437,4 +447,6 @@ const tsr_protocol hlrc_protocol = {
     .barrier_merge = hlrc_barrier_merge,
     .barrier_departure = hlrc_barrier_departure,
     .barrier_apply = hlrc_barrier_apply,
+    .replicate_begin = hlrc_replicate_begin,
+    .replicate_end = hlrc_replicate_end,
 };

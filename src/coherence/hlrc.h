@@ -8,8 +8,32 @@
 #include <stdint.h>
 
 #include "coherence/payload.h"
+#include "transport/transport.h"
+#include "transport/wait.h"
 
-enum hlrc_state { INVALID = 0, READ, WRITE, HOME_READ, HOME_WRITE, HOME_STICKY, HOME_EXACT };
+/* REP_WRITE, REP_HOME: written in a replicated section (hlrc_replicate.c). */
+enum hlrc_state {
+    INVALID = 0,
+    READ,
+    WRITE,
+    HOME_READ,
+    HOME_WRITE,
+    HOME_STICKY,
+    HOME_EXACT,
+    REP_WRITE,
+    REP_HOME
+};
+
+/* A run of pages one fetch brings, and the fetch's wait for its reply. */
+typedef struct fetch_run {
+    uint32_t first, n, stride; /* pages first + i * stride, i < n */
+} fetch_run;
+typedef struct fetch_wait {
+    waiter w;
+    fetch_run r; /* what the reply must bring */
+} fetch_wait;
+/* A page reply or push: n u32 versions (padded to 8 bytes), then n pages. */
+#define REP_PAGES_AT(n) (((size_t)(n) * 4 + 7) & ~(size_t)7)
 
 /* hlrc.c: a notice invalidates the cached copy if it is older. */
 void hlrc_invalidate(uint32_t page, uint32_t version);
@@ -42,5 +66,34 @@ int hlrc_barrier_merge(int node, const void *p, size_t len);
 void hlrc_barrier_departure(pbuf *out);
 int hlrc_barrier_apply(const void *p, size_t len);
 void hlrc_barrier_done(void);
+/* hlrc.c: whether some home pages are HOME_EXACT. */
+int hlrc_exact_homes(void);
+
+/* hlrc_replicate.c: replicated sections. A write fault that the section
+ * takes (returns 1: the page is writable, no twin, not dirty); the bytes a
+ * page request gets (the page as it was when the section began); a home
+ * page left writable at a release (HOME_STICKY), to protect at entry. */
+void hlrc_rep_init(void);
+int hlrc_rep_write(uint32_t page);
+void hlrc_copy_served(uint32_t page, void *dst);
+void hlrc_rep_sticky(uint32_t page);
+void hlrc_replicate_begin(void);
+void hlrc_replicate_end(void);
+
+/* hlrc_mcast.c: multicast of pages during replicated sections. */
+void hlrc_mc_init(void);
+void hlrc_mc_begin(void);
+void hlrc_mc_end(void);
+/* Whether fetches bring one page (each page is requested once for all). */
+int hlrc_mc_single(void);
+/* At an INVALID page's fault: 1 if another node's request brought it here
+ * (it is now valid), else the fault fetches it. */
+int hlrc_mc_take(uint32_t page);
+/* At the home, a request: 1 if answered (the page is on its way to src by
+ * multicast); after a reply, the multicast of the same pages to the rest. */
+int hlrc_mc_answered(int src, const tsr_msg_hdr *h, const fetch_run *r);
+void hlrc_mc_push(int requester, const fetch_run *r, const void *rep, size_t len);
+/* At the requester, a reply without pages: 1 if it says "by multicast". */
+int hlrc_mc_await(const tsr_msg_hdr *h, fetch_wait *fw);
 
 #endif

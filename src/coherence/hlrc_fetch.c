@@ -34,10 +34,6 @@ static struct {
 } streams[STREAMS] = {[0 ... STREAMS - 1] = {UINT32_MAX, UINT32_MAX, 1, 1}};
 static unsigned stream_victim;
 
-typedef struct fetch_run {
-    uint32_t first, n, stride; /* pages first + i * stride, i < n */
-} fetch_run;
-
 static unsigned stream_for(uint32_t p)
 {
     unsigned s = 0;
@@ -65,6 +61,8 @@ static unsigned stream_for(uint32_t p)
  * predicts, as long as they are invalid and have the same home. */
 static fetch_run plan_fetch(uint32_t p)
 {
+    if (hlrc_mc_single())
+        return (fetch_run){p, 1, 1};
     unsigned s = stream_for(p);
     if (streams[s].window > cfg.fetch_ahead)
         streams[s].window = cfg.fetch_ahead;
@@ -83,10 +81,6 @@ static fetch_run plan_fetch(uint32_t p)
 
 /* Fetches run r (its first page is left to the caller) and maps every page
  * after the first for reading. */
-typedef struct fetch_wait {
-    waiter w;
-    fetch_run r; /* what the reply must bring */
-} fetch_wait;
 
 static void fetch_run_of(fetch_run r)
 {
@@ -150,9 +144,6 @@ static void mark_copied(const fetch_run *r)
         hlrc_note_copied(r->first + i * r->stride);
 }
 
-/* The reply: n u32 versions (padded to 8 bytes), then the n pages. */
-#define REP_PAGES_AT(n) (((size_t)(n) * 4 + 7) & ~(size_t)7)
-
 /* A run this node may serve: inside the region, within TSR_FETCH_AHEAD,
  * every page an hlrc page homed here. */
 static int servable(const fetch_run *r)
@@ -174,6 +165,8 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "a run of pages off the region or not home-based pages homed here");
         return;
     }
+    if (hlrc_mc_answered(src, h, &r))
+        return;
     size_t at = REP_PAGES_AT(r.n), len = at + (size_t)r.n * PAGE_SIZE;
     char *rep = malloc(len);
     if (!rep)
@@ -185,10 +178,11 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
         uint32_t q = r.first + i * r.stride;
         uint32_t v = atomic_load_explicit(&region.meta[q].version, memory_order_acquire);
         memcpy(rep + 4 * i, &v, 4);
-        memcpy(rep + at + (size_t)i * PAGE_SIZE, page_rt(q), PAGE_SIZE);
+        hlrc_copy_served(q, rep + at + (size_t)i * PAGE_SIZE);
     }
     mark_copied(&r);
     am_send(src, MSG_PAGE_REP, r.first, h->arg[1], h->arg[2], rep, len);
+    hlrc_mc_push(src, &r, rep, len);
     free(rep);
 }
 
@@ -206,6 +200,8 @@ static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     fetch_wait *fw = req_ctx(h->arg[1]);
     fetch_run r;
+    if (!run_of(h, &r) && !memcmp(&r, &fw->r, sizeof r) && hlrc_mc_await(h, fw))
+        return;
     if (!page_rep_fits(h)) {
         am_reject(src, h, "not the run of pages requested, or not its length");
         return;

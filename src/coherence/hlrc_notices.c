@@ -25,7 +25,7 @@
 /* Node side: notices known since the last barrier, and per lock the set's
  * clock when this node last released it (application thread only). */
 static notice_set known;
-static uint32_t lock_sent[TSR_MAX_LOCKS];
+static uint32_t lock_sent[COH_LOCK_SLOTS];
 
 /* Manager side, per lock it manages: what the lock's releasers knew, and
  * `given[node]`, the set's clock when `node` last got the lock, so that a
@@ -66,7 +66,7 @@ static void apply(uint32_t page, uint32_t version)
 
 static lock_notices *managed_lock(int lock)
 {
-    if (!managed && !(managed = calloc(TSR_MAX_LOCKS, sizeof *managed)))
+    if (!managed && !(managed = calloc(COH_LOCK_SLOTS, sizeof *managed)))
         log_die_status(1, "out of memory (lock notices)");
     lock_notices *l = &managed[lock];
     if (!l->given && !(l->given = calloc((size_t)cfg.nodes, sizeof *l->given)))
@@ -121,7 +121,7 @@ int hlrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out
 {
     if (req)
         return -1; /* acquirers send nothing */
-    if (!handed && !(handed = calloc(TSR_MAX_LOCKS, sizeof *handed)))
+    if (!handed && !(handed = calloc(COH_LOCK_SLOTS, sizeof *handed)))
         log_die_status(1, "out of memory (lock notices)");
     if (!handed[lock] && !(handed[lock] = calloc((size_t)cfg.nodes, sizeof *handed[lock])))
         log_die_status(1, "out of memory (lock notices)");
@@ -165,7 +165,7 @@ int hlrc_barrier_apply(const void *p, size_t len)
     for (uint32_t i = 0; i < global.n; i++)
         apply(global.e[i].page, global.e[i].version);
     pthread_mutex_lock(&managed_mutex);
-    for (int id = cfg.node; managed && id < TSR_MAX_LOCKS; id += cfg.nodes)
+    for (int id = cfg.node; managed && id < COH_LOCK_SLOTS; id += cfg.nodes)
         if (managed[id].set.n)
             notice_prune(&managed[id].set, &global);
     pthread_mutex_unlock(&managed_mutex);

@@ -27,7 +27,8 @@
 
 #include "coherence/payload.h"
 
-enum lrc_state { L_READ = 0, L_WRITE, L_INVALID };
+/* L_REP: written in a replicated section, no twin, no notice (lrc_diff.c). */
+enum lrc_state { L_READ = 0, L_WRITE, L_INVALID, L_REP };
 
 /* ---- lrc_mem.c ---------------------------------------------------------- */
 
@@ -140,5 +141,8 @@ void lrc_validate_all(void);
 void lrc_diffs_collect(uint32_t index);
 /* Forgets pages [first, first+n): they are being freed or mapped anew. */
 void lrc_forget(uint32_t first, uint32_t n);
+/* Replicated sections (tsr_protocol.replicate_begin/end). */
+void lrc_replicate_begin(void);
+void lrc_replicate_end(void);
 
 #endif

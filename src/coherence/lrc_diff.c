@@ -20,6 +20,15 @@
  * interval's timestamp, which grows along that order): concurrent diffs
  * touch different bytes in a program without data races.
  *
+ * Replicated sections (OpenMP/NOW, Section 5.3): every node makes a
+ * section's writes, so none may reach a diff. Pages with a pending diff
+ * are write-protected since their interval ended, so the first write in
+ * a section faults; the pending diff is made then, holding only the
+ * writes from before, and the page becomes writable without a twin and
+ * without joining the interval (L_REP). A diff request in the section
+ * gets that diff. At the end the pages return to L_READ: the next write
+ * makes a fresh twin, so no later diff holds the section's writes.
+ *
  * pending, twins and this node's diffs are shared by the application
  * thread (fault handler included) and the comm thread that serves diff
  * requests: a spin lock guards them (never held across a wait).
@@ -27,6 +36,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "coherence/coherence.h"
 #include "coherence/diff.h"
 #include "coherence/lrc.h"
 #include "coherence/protocol.h"
@@ -236,6 +246,33 @@ static void update(uint32_t p)
     STAT_TIME(fault_wait_s, now_s() - t0);
 }
 
+/* Pages written in the current replicated section (preallocated). */
+static int replicating;
+static uint32_t *rep_pages, nrep;
+
+static void replicated_write(uint32_t p)
+{
+    make_pending_diff(p);
+    region.meta[p].state = L_REP;
+    rep_pages[nrep++] = p;
+    detect_set_access(p, 1, ACCESS_WRITE);
+    STAT_ADD(write_faults, 1);
+    coh_replicated_write();
+}
+
+void lrc_replicate_begin(void) { replicating = 1; }
+
+void lrc_replicate_end(void)
+{
+    for (uint32_t i = 0; i < nrep; i++)
+        if (region.meta[rep_pages[i]].state == L_REP) {
+            region.meta[rep_pages[i]].state = L_READ;
+            detect_set_access(rep_pages[i], 1, ACCESS_READ);
+        }
+    nrep = 0;
+    replicating = 0;
+}
+
 void lrc_fault(uint32_t p, int is_write)
 {
     page_meta *m = &region.meta[p];
@@ -253,6 +290,10 @@ void lrc_fault(uint32_t p, int is_write)
             detect_set_access(p, 1, ACCESS_READ);
             return;
         }
+        if (replicating) {
+            replicated_write(p);
+            return;
+        }
         /* A pending diff keeps its twin: it will cover this interval too. */
         lock_diffs();
         if (!pend_first[p]) {
@@ -265,7 +306,7 @@ void lrc_fault(uint32_t p, int is_write)
         lrc_dirty(p);
         STAT_ADD(write_faults, 1);
         return;
-    default: /* L_WRITE, protected by a diff request meanwhile */
+    default: /* L_WRITE (protected by a diff request meanwhile), L_REP */
         lock_diffs();
         detect_set_access(p, 1, ACCESS_WRITE);
         unlock_diffs();
@@ -389,6 +430,7 @@ void lrc_diff_init(void)
     notes = region_page_table(sizeof *notes, "the LRC write notices");
     listed = region_page_table(sizeof *listed, "the LRC diff flags");
     owned = region_page_table(sizeof *owned, "the LRC diffed pages");
+    rep_pages = region_page_table(sizeof *rep_pages, "the LRC replicated pages");
     stale_listed = region_page_table(sizeof *stale_listed, "the LRC stale page flags");
     stale = region_page_table(sizeof *stale, "the LRC stale pages");
     stats_register(&diff_requests);

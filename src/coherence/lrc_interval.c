@@ -85,8 +85,8 @@ void lrc_interval_init(void)
     logs = calloc((size_t)cfg.nodes, sizeof *logs);
     for (int q = 0; logs && q < cfg.nodes; q++)
         logs[q].base = 1;
-    seen_vt = calloc(TSR_MAX_LOCKS, sizeof *seen_vt);
-    lock_vt = calloc(TSR_MAX_LOCKS, sizeof *lock_vt);
+    seen_vt = calloc(COH_LOCK_SLOTS, sizeof *seen_vt);
+    lock_vt = calloc(COH_LOCK_SLOTS, sizeof *lock_vt);
     if (!logs || !seen_vt || !lock_vt)
         log_die("out of memory (LRC intervals)");
 }

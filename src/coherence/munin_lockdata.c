@@ -75,7 +75,7 @@ static size_t bound_bytes(int lock, void *out, int give_up)
 static void keep(int lock, const void *data, size_t len)
 {
     pthread_mutex_lock(&kept_mutex);
-    if (!kept && !(kept = calloc(TSR_MAX_LOCKS, sizeof *kept)))
+    if (!kept && !(kept = calloc(COH_LOCK_SLOTS, sizeof *kept)))
         log_die_status(1, "out of memory (Munin lock data)");
     void *copy = malloc(len);
     if (!copy)

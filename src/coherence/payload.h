@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tessera.h"
+
 /* A growing byte buffer. */
 typedef struct pbuf {
     char *p;
@@ -24,6 +26,11 @@ typedef struct pbuf {
 void *pbuf_room(pbuf *b, size_t n);
 void pbuf_put(pbuf *b, const void *src, size_t n);
 void pbuf_free(pbuf *b);
+
+/* The `lock` of these hooks is a slot: 0 .. TSR_MAX_LOCKS-1 are the
+ * program's locks, then one per pause flag (sync/flag.c). Only sync/lock.c
+ * knows how a slot is named on the wire. */
+#define COH_LOCK_SLOTS (TSR_MAX_LOCKS + TSR_MAX_FLAGS)
 
 /* Each builds the frames of every protocol that has the hook. */
 void coh_lock_request(int lock, pbuf *out);

@@ -95,6 +95,17 @@ typedef struct tsr_protocol {
      * each node, once the epoch's counted messages are in. */
     void (*barrier_departure)(pbuf *out);
     int (*barrier_apply)(const void *p, size_t len);
+
+    /* Replicated sequential sections (docs/OMPNOW.md), both optional;
+     * without them a protocol cannot have pages while a section runs.
+     * begin: after the barrier that opens a section, every node runs the
+     * same code, so writes made from now on must reach no other node and
+     * must not show in what this node serves others. end: after the
+     * barrier that closes it (whose flush leaves them alone), the
+     * section's writes are forgotten as writes (every node has made
+     * them); pages return to normal. */
+    void (*replicate_begin)(void);
+    void (*replicate_end)(void);
 } tsr_protocol;
 
 extern const tsr_protocol hlrc_protocol;

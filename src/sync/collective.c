@@ -39,6 +39,11 @@ const char *coll_describe(const coll_sig *s, char *buf, size_t len)
     case COLL_BARRIER: snprintf(buf, len, "tsr_barrier()"); break;
     case COLL_FINALIZE: snprintf(buf, len, "tsr_finalize()"); break;
     case COLL_FREE: snprintf(buf, len, "tsr_free(0x%llx)", arg); break;
+    case COLL_FORK:
+        snprintf(buf, len, "tsr_fork() %s", arg ? "in a replicated section" : "from node 0");
+        break;
+    case COLL_JOIN: snprintf(buf, len, "tsr_join()"); break;
+    case COLL_REPLICATE: snprintf(buf, len, "tsr_replicate_%s()", arg ? "begin" : "end"); break;
     case COLL_ALLOC:
         if (s->attr == attr_hash(&dflt))
             snprintf(buf, len, "tsr_alloc(%llu)", arg);

@@ -1,8 +1,8 @@
 /*
  * collective.h - the signature of a collective call. Every node must make
  * the same collective calls (tsr_alloc*, tsr_free, tsr_barrier, and those
- * inside tsr_init and tsr_finalize) in the same order with the same
- * arguments; each call ends or begins with one barrier, whose arrival
+ * inside tsr_init, tsr_finalize, tsr_fork, tsr_join and tsr_replicate_*)
+ * in the same order with the same arguments; each call ends or begins with one barrier, whose arrival
  * carries the call's signature. The barrier's manager compares them, so a
  * mismatch stops the job at the call where the nodes part ways, instead of
  * leaving allocations at different addresses or a barrier waiting forever.
@@ -25,6 +25,9 @@ typedef enum {
     COLL_GA_ALLOC,   /* tsr_ga_alloc: arg the segment size, attr its engine and cache shape */
     COLL_GA_FREE,    /* tsr_ga_free: arg the segment size */
     COLL_GA_BARRIER, /* tsr_ga_barrier */
+    COLL_FORK,      /* arg: 1 from a replicated section, 0 from node 0 alone */
+    COLL_JOIN,
+    COLL_REPLICATE, /* arg: 1 tsr_replicate_begin, 0 tsr_replicate_end */
 } coll_kind;
 
 /* On the wire, at the end of MSG_BARRIER_ARRIVE's payload. */

@@ -95,7 +95,7 @@ static asker *askers; /* per managed lock, one per node (asker_of) */
 static lock_node *mine;
 static pthread_mutex_t mgr_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t node_mutex = PTHREAD_MUTEX_INITIALIZER;
-static unsigned char held_here[TSR_MAX_LOCKS];
+static unsigned char held_here[COH_LOCK_SLOTS];
 static int nheld; /* locks this node holds */
 /* Releases sent to each manager since the last barrier. A release has no
  * reply, so the barrier counts them (lock_count_releases): a manager
@@ -134,11 +134,30 @@ static void own(const char *why, int id)
         log_die_status(1, "lock %d: this node broke its own protocol: %s", id, why);
 }
 
-/* The lock id of a message to the lock's manager (the table checked its
- * range): NULL if this node manages it. */
+_Static_assert(TSR_MAX_LOCKS == MSG_PROGRAM_LOCKS && TSR_MAX_FLAGS == MSG_FLAGS,
+               "lock ids on the wire");
+
+/* A lock slot (payload.h) as the wire names it: a pause flag's lock lies
+ * apart from the program's, whose range the message rules keep. */
+static uint64_t wire_id(int slot)
+{
+    return slot < TSR_MAX_LOCKS ? (uint64_t)slot
+                                : MSG_FLAG_LOCKS + (uint64_t)(slot - TSR_MAX_LOCKS);
+}
+
+/* The slot a message's lock id names (the table checked it is a program's
+ * lock or a flag's). */
+static int slot_of(const tsr_msg_hdr *h)
+{
+    uint64_t id = h->arg[0];
+    return (int)(id < TSR_MAX_LOCKS ? id : id - MSG_FLAG_LOCKS + TSR_MAX_LOCKS);
+}
+
+/* The lock of a message to the lock's manager: NULL if this node manages
+ * it. */
 static const char *not_managed(const tsr_msg_hdr *h)
 {
-    return manager_of((int)h->arg[0]) == cfg.node ? NULL : "a lock this node does not manage";
+    return manager_of(slot_of(h)) == cfg.node ? NULL : "a lock this node does not manage";
 }
 
 static void *copy_of(const void *p, size_t len)
@@ -173,7 +192,7 @@ static void send_grant(int id, int node, const pbuf *out)
         own(take_grant(id), id);
         deliver_grant(out->p, out->len);
     } else {
-        am_send(node, MSG_LOCK_GRANT, (uint64_t)id, 0, 0, out->p, out->len);
+        am_send(node, MSG_LOCK_GRANT, wire_id(id), 0, 0, out->p, out->len);
     }
 }
 
@@ -223,7 +242,7 @@ static void forward(int id, int tail, uint32_t cycle, int node, const void *req,
     if (tail == cfg.node)
         own(forwarded(id, node, cycle, req, rlen), id);
     else
-        am_send(tail, MSG_LOCK_FWD, (uint64_t)id, (uint64_t)node, cycle, req, rlen);
+        am_send(tail, MSG_LOCK_FWD, wire_id(id), (uint64_t)node, cycle, req, rlen);
 }
 
 /* TSR_LOCK_HANDOFF=manager: a request for a held lock waits here. Called
@@ -284,7 +303,7 @@ static void answer_peek(int id, int node, uint64_t reply)
 {
     pbuf out = {0};
     coh_lock_peek(id, &out);
-    am_send(node, MSG_LOCK_DATA, (uint64_t)id, reply, 0, out.p, out.len);
+    am_send(node, MSG_LOCK_DATA, wire_id(id), reply, 0, out.p, out.len);
     pbuf_free(&out);
 }
 
@@ -354,7 +373,7 @@ static void bounce(int id, int node, const void *req, size_t rlen)
     if (manager_of(id) == cfg.node)
         own(mgr_bounced(id, cfg.node, node, req, rlen), id);
     else
-        am_send(manager_of(id), MSG_LOCK_BOUNCE, (uint64_t)id, (uint64_t)node, 0, req, rlen);
+        am_send(manager_of(id), MSG_LOCK_BOUNCE, wire_id(id), (uint64_t)node, 0, req, rlen);
 }
 
 /* ---- Handlers -------------------------------------------------------------- */
@@ -369,13 +388,13 @@ static void judge(int src, const tsr_msg_hdr *h, const char *why)
 static void on_lock_acq(int src, const tsr_msg_hdr *h, void *payload)
 {
     const char *why = not_managed(h);
-    judge(src, h, why ? why : mgr_acquire((int)h->arg[0], src, (uint32_t)h->arg[1], payload,
+    judge(src, h, why ? why : mgr_acquire(slot_of(h), src, (uint32_t)h->arg[1], payload,
                                           h->len));
 }
 
 static void on_lock_fwd(int src, const tsr_msg_hdr *h, void *payload)
 {
-    int id = (int)h->arg[0];
+    int id = slot_of(h);
     if (src != manager_of(id))
         judge(src, h, "a forward not from the lock's manager");
     else
@@ -385,14 +404,14 @@ static void on_lock_fwd(int src, const tsr_msg_hdr *h, void *payload)
 static void on_lock_bounce(int src, const tsr_msg_hdr *h, void *payload)
 {
     const char *why = not_managed(h);
-    judge(src, h, why ? why : mgr_bounced((int)h->arg[0], src, (int)h->arg[1], payload, h->len));
+    judge(src, h, why ? why : mgr_bounced(slot_of(h), src, (int)h->arg[1], payload, h->len));
 }
 
 static void on_lock_rel(int src, const tsr_msg_hdr *h, void *payload)
 {
     const char *why = not_managed(h);
     if (!why)
-        why = mgr_release((int)h->arg[0], src, (uint32_t)h->arg[1], payload, h->len);
+        why = mgr_release(slot_of(h), src, (uint32_t)h->arg[1], payload, h->len);
     judge(src, h, why);
     if (!why)
         coh_counted_arrival((uint32_t)h->arg[2]);
@@ -401,9 +420,9 @@ static void on_lock_rel(int src, const tsr_msg_hdr *h, void *payload)
 static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
 {
     const char *why =
-        coh_payload_check(PL_GRANT, (int)h->arg[0], payload, h->len) ? "a malformed grant" : NULL;
+        coh_payload_check(PL_GRANT, slot_of(h), payload, h->len) ? "a malformed grant" : NULL;
     if (!why)
-        why = take_grant((int)h->arg[0]);
+        why = take_grant(slot_of(h));
     judge(src, h, why);
     if (!why)
         deliver_grant(payload, h->len);
@@ -423,7 +442,7 @@ static int peek_waits(const lock_mgr *l, int node)
  * free, else when a release reaches the manager. */
 static void on_lock_peek(int src, const tsr_msg_hdr *h, void *payload)
 {
-    int id = (int)h->arg[0];
+    int id = slot_of(h);
     if (manager_of(id) != cfg.node) {
         judge(src, h, not_managed(h));
         return;
@@ -453,7 +472,7 @@ typedef struct peek_wait {
 static void on_lock_data(int src, const tsr_msg_hdr *h, void *payload)
 {
     peek_wait *pw = req_ctx(h->arg[1]);
-    if (pw->lock != (int)h->arg[0]) {
+    if (pw->lock != slot_of(h)) {
         judge(src, h, "the data of another lock than the one asked for");
         return;
     }
@@ -471,21 +490,21 @@ void lock_peek(int id)
     am_msg m;
     int to = manager_of(id);
     waiter_init(&pw.w, 1);
-    am_post(to, &m, MSG_LOCK_PEEK, (uint64_t)id, req_open(to, MSG_LOCK_DATA, &pw), 0, NULL, 0);
+    am_post(to, &m, MSG_LOCK_PEEK, wire_id(id), req_open(to, MSG_LOCK_DATA, &pw), 0, NULL, 0);
     waiter_wait(&pw.w);
 }
 
 void lock_init(void)
 {
     /* One asker per node for each lock this node manages. */
-    size_t nask = (size_t)(TSR_MAX_LOCKS / cfg.nodes + 1) * (size_t)cfg.nodes;
-    mgr = calloc(TSR_MAX_LOCKS, sizeof *mgr);
+    size_t nask = (size_t)(COH_LOCK_SLOTS / cfg.nodes + 1) * (size_t)cfg.nodes;
+    mgr = calloc(COH_LOCK_SLOTS, sizeof *mgr);
     askers = calloc(nask, sizeof *askers);
-    mine = calloc(TSR_MAX_LOCKS, sizeof *mine);
+    mine = calloc(COH_LOCK_SLOTS, sizeof *mine);
     releases_sent = calloc((size_t)cfg.nodes, sizeof *releases_sent);
     if (!mgr || !askers || !mine || !releases_sent)
         log_die("out of memory (lock table)");
-    for (int id = 0; id < TSR_MAX_LOCKS; id++) {
+    for (int id = 0; id < COH_LOCK_SLOTS; id++) {
         mgr[id].tail = -1;
         mine[id].next.node = -1;
     }
@@ -515,6 +534,18 @@ void tsr_lock(int id)
 {
     guard_check("tsr_lock");
     check_id("tsr_lock", id);
+    lock_acquire(id);
+}
+
+void tsr_unlock(int id)
+{
+    guard_check("tsr_unlock");
+    check_id("tsr_unlock", id);
+    lock_release(id);
+}
+
+void lock_acquire(int id)
+{
     if (held_here[id])
         log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
     if (!nheld)
@@ -533,7 +564,7 @@ void tsr_lock(int id)
     if (m == cfg.node) {
         own(mgr_acquire(id, cfg.node, cycle, req.p, req.len), id);
     } else {
-        am_send(m, MSG_LOCK_ACQ, (uint64_t)id, cycle, 0, req.p, req.len);
+        am_send(m, MSG_LOCK_ACQ, wire_id(id), cycle, 0, req.p, req.len);
         STAT_ADD(remote_lock_acquires, 1);
     }
     pbuf_free(&req);
@@ -551,10 +582,8 @@ void tsr_lock(int id)
  * to the manager. The cycle ends, and the release is sent, under
  * node_mutex: a forward that then finds the cycle over bounces behind the
  * release, on the same connection, so the manager merges it first. */
-void tsr_unlock(int id)
+void lock_release(int id)
 {
-    guard_check("tsr_unlock");
-    check_id("tsr_unlock", id);
     if (!held_here[id])
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
     am_wait_room();
@@ -572,7 +601,7 @@ void tsr_unlock(int id)
         if (m == cfg.node) {
             own(mgr_release(id, cfg.node, cycle, out.p, out.len), id);
         } else {
-            am_send(m, MSG_LOCK_REL, (uint64_t)id, cycle, coh_epoch(), out.p, out.len);
+            am_send(m, MSG_LOCK_REL, wire_id(id), cycle, coh_epoch(), out.p, out.len);
             releases_sent[m]++;
         }
     }

@@ -21,6 +21,12 @@ void barrier_init(void);
 /* The barrier that ends (tsr_alloc) or begins (tsr_free) a collective call,
  * or is one (tsr_barrier): carries the call's signature to the manager. */
 void barrier_collective(const coll_sig *sig);
+/* tsr_lock and tsr_unlock for any lock slot (coherence/payload.h), the
+ * pause flags' included. */
+void lock_acquire(int id);
+void lock_release(int id);
+/* Pause flags (flag.c): registers their messages. */
+void flag_init(void);
 /* Whether this node holds lock `id` (the stall detector asks). */
 int lock_held_here(int id);
 /* Reads the data bound to lock `id` (coherence/payload.h) without taking

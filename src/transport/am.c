@@ -248,7 +248,7 @@ static const char *arg_broken(int rule, uint64_t a)
         bad = (uint32_t)a >= npages;
         break;
     case ARG_LOCK:
-        bad = a >= TSR_MAX_LOCKS;
+        bad = a >= MSG_PROGRAM_LOCKS && (a < MSG_FLAG_LOCKS || a >= MSG_FLAG_LOCKS + MSG_FLAGS);
         break;
     case ARG_NODE:
         bad = (int64_t)a != -1 && a >= (uint64_t)cfg.nodes;
@@ -329,6 +329,11 @@ void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
         STAT_ADD(messages_received, 1);
         STAT_ADD(bytes_received, sizeof *h + h->len);
     }
+    am_deliver(src, h, payload);
+}
+
+void am_deliver(int src, const tsr_msg_hdr *h, void *payload)
+{
     if (am_check(src, h) || !reply_matches(src, h))
         return;
     handlers[h->type](src, h, payload);

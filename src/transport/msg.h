@@ -36,13 +36,20 @@ enum {
     ARG_PAGE,  /* a page number of the region */
     ARG_PAGE32,/* its low 32 bits are a page number (packed arguments) */
     ARG_COUNT, /* a count of page entries: at most the region's pages */
-    ARG_LOCK,  /* a lock id, below TSR_MAX_LOCKS */
+    ARG_LOCK,  /* a lock id: a program's lock or a flag's (MSG_FLAG_LOCKS) */
     ARG_NODE,  /* a node of the job, or -1 (all of them) */
     ARG_REPLY, /* an outstanding request id, sent to the sender, due this type */
     ARG_GA_GET,/* Themis read: bits 0-15 a segment id below MSG_GA_SEGS, 16-31 a length 1..MSG_GA_CHUNK */
     ARG_GA_PUT,/* Themis write: bits 0-15 a segment id below MSG_GA_SEGS (16-23 byte mask, 32-63 number) */
 };
 #define ARGS(a0, a1, a2) {(a0), (a1), (a2)}
+
+/* Lock ids on the wire (ARG_LOCK): the program's, below TSR_MAX_LOCKS
+ * (4096), and the pause flags' own locks, MSG_FLAG_LOCKS + flag for flags
+ * below MSG_FLAGS (TSR_MAX_FLAGS; sync/flag.c). */
+#define MSG_PROGRAM_LOCKS 4096
+#define MSG_FLAG_LOCKS (1u << 20)
+#define MSG_FLAGS 4096
 
 /* Sizes the rules use (the transport knows no page table). */
 #define MSG_PAGE 4096
@@ -63,7 +70,8 @@ enum {
 /*  name                arg0                   arg1            arg2            payload                     len  args  meaning */
 #define TSR_MESSAGES(X) \
     X(MSG_PAGE_REQ,       "page",                "reply",        "count,stride", "-",                        LEN_NONE, ARGS(ARG_PAGE, ARG_ANY, ARG_ANY), "fetch the master copies of pages page + i*stride, i < count, from their home") \
-    X(MSG_PAGE_REP,       "page",                "reply",        "count,stride", "u32 versions, pages",      LEN_MAX(MSG_FETCH_MAX * (4 + MSG_PAGE)), ARGS(ARG_PAGE, ARG_REPLY, ARG_ANY), "those pages, and the home version each one is") \
+    X(MSG_PAGE_REP,       "page",                "reply",        "count,stride", "u32 versions, pages",      LEN_MAX(MSG_FETCH_MAX * (4 + MSG_PAGE)), ARGS(ARG_PAGE, ARG_REPLY, ARG_ANY), "those pages, and the home version each one is; empty in a replicated section: they come by MSG_PAGE_PUSH") \
+    X(MSG_PAGE_PUSH,      "page",                "section",      "-",            "u32 version, pad, page",   LEN_MAX(8 + MSG_PAGE), ARGS(ARG_PAGE, ARG_ANY, ARG_ANY), "a page its home multicast in replicated section `section` for all that need it (coherence/hlrc_mcast.c); may come down a tree (MSG_TREE)") \
     X(MSG_DIFF,           "count",               "reply",        "-",            "(page,len,diff)*",         LEN_UPTO_EACH(0, MSG_DIFF_ENTRY_MAX), ARGS(ARG_COUNT, ARG_ANY, ARG_ANY), "a releaser's diffs for pages homed at the receiver") \
     X(MSG_DIFF_ACK,       "count",               "reply",        "-",            "(page,version)*",          LEN_EACH(0, 8), ARGS(ARG_COUNT, ARG_REPLY, ARG_ANY), "diffs applied; the versions they produced") \
     X(MSG_LOCK_ACQ,      "lock",                "cycle",        "-",            "frames",                   LEN_MAX(MSG_FRAMES_MAX), ARGS(ARG_LOCK, ARG_ANY, ARG_ANY), "ask the lock's manager for the lock (the sender's request `cycle`), with the protocols' request payloads (coherence/payload.h)") \
@@ -103,6 +111,14 @@ enum {
     X(MSG_GA_GET_REP,     "seq",                 "reply",        "-",            "bytes",                    LEN_MAX(MSG_GA_CHUNK), ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "Themis: the bytes read; the handler checks the length and seq against the request") \
     X(MSG_GA_PUT,         "offset",              "reply",        "seg,mask,seq", "bytes",                    LEN_MAX(MSG_GA_CHUNK), ARGS(ARG_ANY, ARG_ANY, ARG_GA_PUT), "Themis: write the payload at `offset` of segment `seg` (only the bytes of `mask`, if not 0, of an aligned 8-byte line); the handler checks as for MSG_GA_GET, a non-empty payload, and that a mask comes only with an aligned 8-byte write") \
     X(MSG_GA_PUT_ACK,     "seq",                 "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "Themis: the write is done; the handler checks seq against the request") \
+    X(MSG_FORK,           "image",               "offset",       "arg",          "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "from node 0 only, to a node in tsr_serve: run the function at `offset` of an executable segment of loaded image `image` with `arg` (api/fork.c)") \
+    X(MSG_FORK_READY,     "-",                   "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to node 0: the sender waits for forks in tsr_serve, and must be told when the job ends") \
+    X(MSG_FORK_END,       "-",                   "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "from node 0 only: no more forks (node 0 is in tsr_finalize); tsr_serve returns") \
+    X(MSG_FLAG_SET,       "flag",                "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to the flag's manager: the flag is up (the sender holds the flag's lock); wake its waiters (sync/flag.c)") \
+    X(MSG_FLAG_CLEAR,     "flag",                "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to the flag's manager: the flag is down") \
+    X(MSG_FLAG_WAIT,      "flag",                "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to the flag's manager: answer when the flag is up (at once if it is); one wait per node and flag") \
+    X(MSG_FLAG_UP,        "flag",                "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "the flag waited for is up") \
+    X(MSG_TREE,           "inner type",          "root",         "nodes",        "u64 args[3], u16 node[nodes] (root first) padded to 8, inner payload", LEN_MAX(24 + 2 * 4096 + 8 + (1u << 20)), ARGS(ARG_ANY, ARG_NODE, ARG_ANY), "a multicast from `root` down a binomial tree over the listed nodes: pass it to your children, then run the inner message as from root (multicast/multicast.c)") \
     X(MSG_ECHO_REQ,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "transport round-trip probe (bench)") \
     X(MSG_ECHO_REP,       "-",                   "reply",        "-",            "any",                      LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "reply to MSG_ECHO_REQ with the same payload") \
     X(MSG_ABORT,          "node",                "-",            "-",            "cause text",               LEN_MAX(4096), ARGS(ARG_NODE, ARG_ANY, ARG_ANY), "node arg0 (-1: the whole job) failed as the payload text says; the sender is stopping") \

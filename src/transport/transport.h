@@ -114,6 +114,10 @@ void am_init(void);
  * one the transport owns. */
 am_msg *am_detach(am_msg *m);
 void am_dispatch(int src, const tsr_msg_hdr *h, void *payload);
+/* The same for a message carried inside another (a multicast tree's): its
+ * rule is checked and its handler run, and it is not counted as received
+ * (its carrier was). */
+void am_deliver(int src, const tsr_msg_hdr *h, void *payload);
 
 /* 0 if header h, received from node src, keeps its type's rule (msg.h):
  * a known type, the sender it came from, the payload length and argument

@@ -224,6 +224,7 @@ void config_load(void)
     static const char *const access[] = {"segv", "uffd", "auto", NULL};
     static const char *const transport[] = {"tcp", "shm", "auto", "udp", NULL};
     static const char *const proto[] = {"hlrc", "lrc", NULL};
+    static const char *const multicast[] = {"tree", "ip", "off", NULL};
     static const char *const handoff[] = {"direct", "manager", NULL};
     static const char *const ga_engine[] = {"ordercache", "ordernocache", "sequencer", NULL};
 
@@ -244,6 +245,7 @@ void config_load(void)
     cfg.malloc_memory = env_size("TSR_MALLOC_MEMORY", cfg.memory / 4, 0, cfg.memory - 1,
                                  "below TSR_MEMORY");
     cfg.transport = (transport_t)env_choice("TSR_TRANSPORT", transport, TRANSPORT_TCP);
+    cfg.multicast = (multicast_t)env_choice("TSR_MULTICAST", multicast, MULTICAST_TREE);
     load_faults();
     cfg.heartbeat_s = (unsigned)env_long("TSR_HEARTBEAT", 5, 0, 3600);
     cfg.shm_fd = (int)env_long("TSR_SHM_FD", -1, 0, 1 << 20);

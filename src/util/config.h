@@ -18,6 +18,7 @@
 typedef enum { PROGRESS_HYBRID = 0, PROGRESS_SPIN, PROGRESS_BLOCK } progress_t;
 typedef enum { DETECT_SEGV = 0, DETECT_UFFD, DETECT_AUTO } detect_t;
 typedef enum { TRANSPORT_TCP = 0, TRANSPORT_SHM, TRANSPORT_AUTO, TRANSPORT_UDP } transport_t;
+typedef enum { MULTICAST_TREE = 0, MULTICAST_IP, MULTICAST_OFF } multicast_t;
 
 /* TSR_FAULTS: what the udp backend does to its datagrams on purpose. */
 typedef struct tsr_faults {
@@ -50,6 +51,7 @@ typedef struct tsr_config {
     size_t malloc_memory;     /* TSR_MALLOC_MEMORY: top of the region kept for tsr_malloc */
     transport_t transport;    /* TSR_TRANSPORT: tcp | shm | auto | udp */
     tsr_faults faults;        /* TSR_FAULTS (udp only) */
+    multicast_t multicast;    /* TSR_MULTICAST: tree | ip | off (docs/OMPNOW.md) */
     unsigned heartbeat_s;     /* TSR_HEARTBEAT: silence that fails a peer (0: never) */
     int shm_fd;               /* TSR_SHM_FD: tsrun's rings (shm.c), -1 without */
     int proto_lrc;            /* TSR_PROTO=hlrc (default) | lrc: what TSR_PROTO_HLRC means */

@@ -1,0 +1,62 @@
+/* Multicast in replicated sections (OpenMP/NOW, Section 5.4), counted.
+ * Each node writes the pages it homes, so after the barrier every other
+ * node holds them invalid; then every node reads every page in a
+ * replicated section. With multicast on (TSR_MULTICAST tree or ip) and
+ * more than two nodes, each home must copy each of its pages into a reply
+ * once, and multicast it once, whoever asks; with TSR_MULTICAST=off, once
+ * per other node. The sums check the bytes every node got. */
+/* tsr-test: ompnow */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera.h"
+
+#define PAGES 24
+#define PER_PAGE (4096 / sizeof(long))
+
+static uint64_t counter(const char *name)
+{
+    uint64_t v = 0;
+    if (tsr_counter_get(name, &v)) {
+        printf("no counter %s\n", name);
+        exit(1);
+    }
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    tsr_init(&argc, &argv);
+    int me = tsr_node(), n = tsr_nodes(), bad = 0;
+    size_t count = PER_PAGE * PAGES * (size_t)n;
+    long *a = tsr_alloc(count * sizeof *a);
+    for (size_t k = PER_PAGE * PAGES * (size_t)me; k < PER_PAGE * PAGES * (size_t)(me + 1); k++)
+        a[k] = (long)k;
+    tsr_barrier();
+    tsr_stats_reset();
+
+    tsr_replicate_begin();
+    long sum = 0;
+    for (size_t k = 0; k < count; k++)
+        sum += a[k];
+    tsr_replicate_end(); /* after its barrier, every node's requests are served */
+    uint64_t served = counter("pages_served"), multicast = counter("pages_multicast");
+    uint64_t taken = counter("pages_taken");
+
+    long want = (long)(count * (count - 1) / 2);
+    const char *mode = getenv("TSR_MULTICAST");
+    int on = !(mode && !strcmp(mode, "off")) && n > 2;
+    uint64_t want_served = on ? PAGES : (uint64_t)PAGES * (uint64_t)(n - 1);
+    if (sum != want || served != want_served || multicast != (on ? PAGES : 0)) {
+        printf("node %d: sum %ld (want %ld), pages served %llu (want %llu), multicast %llu\n", me,
+               sum, want, (unsigned long long)served, (unsigned long long)want_served,
+               (unsigned long long)multicast);
+        bad = 1;
+    }
+    printf("node %d: %d pages homed here, served %llu times, multicast %llu, %llu taken "
+           "from others' multicasts, at %d nodes %s\n", me, PAGES, (unsigned long long)served,
+           (unsigned long long)multicast, (unsigned long long)taken, n, bad ? "FAIL" : "PASS");
+    tsr_finalize();
+    return bad;
+}

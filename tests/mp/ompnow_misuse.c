@@ -1,0 +1,37 @@
+/* Misuses of fork/join, replicated sections and pause flags, one per
+ * argument, each of which must stop the job with a message naming the call
+ * (tests/sh/ompnow_misuse.sh). No tsr-test line: a helper. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tessera.h"
+
+static void nothing(void *arg) {}
+
+int main(int argc, char **argv)
+{
+    tsr_init(&argc, &argv);
+    const char *what = argc > 1 ? argv[1] : "";
+    if (!strcmp(what, "fork-elsewhere") && tsr_node() == 1)
+        tsr_fork(nothing, NULL);
+    if (!strcmp(what, "join-alone"))
+        tsr_join();
+    if (!strcmp(what, "serve-master") && tsr_node() == 0)
+        tsr_serve();
+    if (!strcmp(what, "malloc-replicated")) {
+        tsr_replicate_begin();
+        tsr_malloc(64);
+    }
+    if (!strcmp(what, "end-alone"))
+        tsr_replicate_end();
+    if (!strcmp(what, "flag-range"))
+        tsr_flag_set(TSR_MAX_FLAGS);
+    if (!strcmp(what, "nested-fork") && tsr_node() == 0) {
+        tsr_fork(nothing, NULL);
+        tsr_fork(nothing, NULL);
+    }
+    if (!strcmp(what, "fork-data")) /* a pointer to data is no function */
+        tsr_fork((void (*)(void *))(void *)&what, NULL);
+    tsr_finalize();
+    return 0;
+}
