@@ -1,0 +1,1 @@
+"""The benchmark harness's parts; bench/harness.py is its command line."""

@@ -1,0 +1,63 @@
+/*
+ * bench/micro: tsr_micro, Tessera's micro-benchmarks side by side with the
+ * transport they rest on (driver.c says what it measures and prints).
+ *
+ * A node run calls the bench_* functions; each prints its figures from
+ * node 0 as lines "M <name> <microseconds per operation>", which the driver
+ * collects into its tables.
+ */
+#ifndef BENCH_MICRO_H
+#define BENCH_MICRO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ROUND_TRIPS 2000
+/* Round trips (raw and AM) are timed in bursts, and the fastest burst is
+ * reported: the machine is shared, and a burst that another program's
+ * work interrupted measures that work, not the round trip. */
+#define BURSTS 10
+#define BURST (ROUND_TRIPS / BURSTS)
+
+/* The two message sizes of every round trip: a small message and a page. */
+extern const size_t round_trip_sizes[2];
+
+/* A burst of `rounds` round trips numbered from `first` (from 1). */
+typedef void (*burst_fn)(const void *arg, long first, long rounds);
+
+double fastest_burst(burst_fn burst, const void *arg);
+void report(const char *name, double seconds, long count);
+
+/* Sleeping comm threads woken (comm_wakeups) on this node, and the
+ * collective report of every node's since `since`, per 1,000 operations. */
+uint64_t wakeups(void);
+void report_wakeups(const char *name, uint64_t since, long ops);
+void wakeups_init(void);
+
+/* `times` acquires and releases of lock `lock`. */
+void lock_loop(int lock, int times);
+/* Shared memory of `size` bytes whose pages node `home` homes. */
+void *alloc_homed_at(size_t size, int home);
+
+/* raw.c: ping-pongs between nodes 0 and 1 outside Tessera. */
+void bench_raw_tcp(void);
+void bench_raw_udp(void);
+void bench_raw_shm(void);
+
+/* ops.c: Tessera's operations. */
+void bench_am_echo(void);
+void bench_page_fetch(int step, int checked, const char *name);
+void bench_lock(void);
+void bench_lock_third(void);
+void bench_barrier(void);
+void bench_diff(const char *name, int stride_words, int words_changed);
+
+/* handoff.c: the lock hand-off ablation. */
+void bench_handoff(const char *name, int lock);
+
+/* detect.c: access detection and range checks. */
+void bench_faults(void);
+void bench_tracking(void);
+void bench_noop_checks(void);
+
+#endif
