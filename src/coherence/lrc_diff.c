@@ -14,6 +14,14 @@
  * covers several intervals is sound: no other node's write to the page
  * happened between them, or its notice would have made the diff.
  *
+ * Such a diff may reach a node that has notices for only the first of its
+ * intervals; the later ones' writes then come early, which a program
+ * without data races cannot tell. But the diff must not be applied again
+ * when their notices arrive: by then this node or another may have
+ * overwritten its older bytes. So each copy of a page keeps, per writer,
+ * the last interval whose writes it holds (`held`, the valid notices of
+ * the paper's Section 5.4.1), and a notice it covers needs no diff.
+ *
  * A fault on an invalid page asks each writer its notices name for the
  * diffs of the intervals named (one request per writer, all in flight at
  * once), then applies them in happens-before order (by the sum of the
@@ -77,6 +85,7 @@ typedef struct fetch_ctx {
 static uint32_t *pend_first, *pend_last; /* per page: the intervals of the pending diff (0: none) */
 static lrc_diff **own;      /* per page: this node's diffs, newest first */
 static lrc_note **notes;    /* per page: notices not applied (application thread) */
+static uint32_t *held;      /* per page and writer: its last interval this copy holds */
 static uint8_t *listed;     /* per page: on the `owned` list */
 static uint32_t *owned, nowned; /* pages with a pending diff or diffs of this node */
 static uint8_t *stale_listed;   /* per page: on the `stale` list */
@@ -155,17 +164,27 @@ void lrc_notice(uint32_t p, const lrc_interval *iv)
 
 /* ---- Bringing a page up to date ----------------------------------------- */
 
-/* The notices of p, oldest first in happens-before order (insertion sort:
- * they come newest first, mostly in order already). */
+static uint32_t *held_of(uint32_t p) { return &held[(size_t)p * (size_t)cfg.nodes]; }
+
+/* The notices of p whose writes this copy lacks, oldest first in
+ * happens-before order (insertion sort: they come newest first, mostly in
+ * order already); the others are freed. */
 static lrc_note **sorted_notes(uint32_t p, uint32_t *count)
 {
+    const uint32_t *has = held_of(p);
     uint32_t n = 0;
     for (lrc_note *x = notes[p]; x; x = x->next)
-        n++;
-    lrc_note **v = lrc_alloc(n * sizeof *v);
+        n += x->index > has[x->writer];
+    lrc_note **v = lrc_alloc((n ? n : 1) * sizeof *v);
     uint32_t k = n;
-    for (lrc_note *x = notes[p]; x; x = x->next)
-        v[--k] = x;
+    for (lrc_note *x = notes[p], *next; x; x = next) {
+        next = x->next;
+        if (x->index > has[x->writer])
+            v[--k] = x;
+        else
+            lrc_free(x);
+    }
+    notes[p] = NULL;
     for (uint32_t i = 1; i < n; i++)
         for (uint32_t j = i; j > 0 && v[j - 1]->order > v[j]->order; j--) {
             lrc_note *t = v[j];
@@ -207,10 +226,12 @@ static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
 }
 
 /* Applies the diffs received, each once, at its first notice in
- * happens-before order, and frees both. */
+ * happens-before order, notes the intervals this copy now holds, and frees
+ * diffs and notices. */
 static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
 {
     lrc_diff *got = atomic_load(&ctx->got);
+    uint32_t *has = held_of(p);
     for (uint32_t i = 0; i < n; i++) {
         lrc_diff *d = got;
         while (d && (d->writer != v[i]->writer || d->first > v[i]->index || d->last < v[i]->index))
@@ -221,6 +242,7 @@ static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
         if (!d->applied && diff_apply((uint8_t *)page_rt(p), d->bytes, d->len))
             log_die_status(1, "LRC: malformed diff of page %u from node %u", p, d->writer);
         d->applied = 1;
+        has[d->writer] = d->last > has[d->writer] ? d->last : has[d->writer];
         lrc_free(v[i]);
     }
     while (got) {
@@ -228,7 +250,6 @@ static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
         lrc_free(got);
         got = next;
     }
-    notes[p] = NULL;
 }
 
 /* Brings invalid page p up to date; it is then L_READ, its access left to
@@ -239,8 +260,10 @@ static void update(uint32_t p)
     fetch_ctx ctx;
     uint32_t n;
     lrc_note **v = sorted_notes(p, &n);
-    request_diffs(p, v, n, &ctx);
-    apply_diffs(p, v, n, &ctx);
+    if (n) {
+        request_diffs(p, v, n, &ctx);
+        apply_diffs(p, v, n, &ctx);
+    }
     lrc_free(v);
     region.meta[p].state = L_READ;
     STAT_TIME(fault_wait_s, now_s() - t0);
@@ -420,6 +443,7 @@ void lrc_forget(uint32_t first, uint32_t n)
         notes[p] = NULL;
         region.meta[p].state = L_READ;
     }
+    memset(held_of(first), 0, (size_t)n * (size_t)cfg.nodes * sizeof *held);
 }
 
 void lrc_diff_init(void)
@@ -428,6 +452,7 @@ void lrc_diff_init(void)
     pend_last = region_page_table(sizeof *pend_last, "the LRC pending diffs");
     own = region_page_table(sizeof *own, "the LRC diffs");
     notes = region_page_table(sizeof *notes, "the LRC write notices");
+    held = region_page_table((size_t)cfg.nodes * sizeof *held, "the LRC intervals held");
     listed = region_page_table(sizeof *listed, "the LRC diff flags");
     owned = region_page_table(sizeof *owned, "the LRC diffed pages");
     rep_pages = region_page_table(sizeof *rep_pages, "the LRC replicated pages");
