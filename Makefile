@@ -226,8 +226,9 @@ prove: deps
 # make check-asan / make check-tsan [T=PATTERNS] build the library, tsrun, the
 # tests and the apps with AddressSanitizer + UndefinedBehaviorSanitizer, or
 # ThreadSanitizer, into build-asan/ or build-tsan/, and run the unit tests
-# and the multi-process suite (every configuration of tests/matrix) on that
-# build; T= narrows it as for make test. The flags reach the ordinary build
+# and the multi-process suite on that build, under the configurations
+# tests/san_matrix.sh picks from tests/matrix (each protocol, backend and
+# engine, at fewer node counts); T= narrows it as for make test. The flags reach the ordinary build
 # rules through CFLAGS and LDLIBS in the environment.
 #
 # What the runtime needs under each sanitizer (x86-64, GCC 12):
@@ -242,10 +243,10 @@ prove: deps
 #    the TSR_DETECT=uffd configurations do not run under TSan: the thread
 #    that faulted is suspended in the kernel while the handler thread serves
 #    its fault, an ordering TSan cannot see, so every fault would be
-#    reported as a race with the thread it stopped (tsan-matrix below).
+#    reported as a race with the thread it stopped (san_matrix.sh --no-uffd).
 SAN_BUILDS := build-asan build-tsan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-ASAN_ENV   := ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1 TSR_BASE=0x200000000000
+ASAN_ENV   := ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1 TSR_BASE=0x200000000000 TSR_TEST_MATRIX=build-asan/matrix
 TSAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1 TSR_BASE=0x1000000000 TSR_TEST_MATRIX=build-tsan/matrix
 
@@ -256,17 +257,21 @@ define sanitizer_check
 endef
 
 .PHONY: check-asan check-tsan
-check-asan: deps
+check-asan: deps build-asan/matrix
 	$(call sanitizer_check,build-asan,$(ASAN_FLAGS),$(ASAN_ENV))
 
 check-tsan: deps build-tsan/matrix
 	$(call sanitizer_check,build-tsan,$(TSAN_FLAGS),$(TSAN_ENV))
 
-# The matrix without its TSR_DETECT=uffd lines (see the TSan note above).
-.PHONY: build-tsan/matrix
+# The sanitizers' configurations; TSan's without the TSR_DETECT=uffd lines
+# (see the TSan note above).
+.PHONY: build-asan/matrix build-tsan/matrix
+build-asan/matrix:
+	@mkdir -p $(dir $@)
+	tests/san_matrix.sh >$@
 build-tsan/matrix:
 	@mkdir -p $(dir $@)
-	grep -v 'TSR_DETECT=uffd' tests/matrix >$@
+	tests/san_matrix.sh --no-uffd >$@
 
 # ---- Fuzzing ----------------------------------------------------------------
 # libFuzzer targets (tests/fuzz/NAME.c) feed random bytes to message dispatch,
