@@ -22,8 +22,7 @@
  */
 #include <string.h>
 
-#include "../apps/barnes/barnes.h"
-#include "tessera.h"
+#include "../apps/barnes/barnes_dsm.h"
 
 enum { SEQ, PAR, PHASES };
 enum { REQUESTS, BYTES, WAIT_US, SECONDS, FIELDS };
@@ -59,13 +58,7 @@ int main(int argc, char **argv)
     }
     barnes_size size = barnes_parse(argc - 1, argv + 1);
     long n = size.bodies;
-    tsr_attr at_builder = TSR_ATTR_DEFAULT;
-    at_builder.home = TSR_HOME_NODE;
-    at_builder.home_node = 0;
-    barnes_sys sys = {n, tsr_alloc((size_t)n * 3 * sizeof(double)),
-                      tsr_alloc((size_t)n * 3 * sizeof(double)),
-                      tsr_alloc_attr((size_t)barnes_capacity(n) * sizeof(bh_node), &at_builder),
-                      barnes_capacity(n)};
+    barnes_sys sys = barnes_sys_shared(n);
     double *report = tsr_alloc((size_t)nodes * PHASES * FIELDS * sizeof(double));
     long lo = n * me / nodes, hi = n * (me + 1) / nodes;
     barnes_init(&sys, lo, hi);

@@ -16,8 +16,7 @@
 #include <string.h>
 
 #include "app.h"
-#include "barnes.h"
-#include "tessera.h"
+#include "barnes_dsm.h"
 
 static void *alloc_private(size_t count, size_t size)
 {
@@ -67,13 +66,7 @@ int main(int argc, char **argv)
     barnes_size size = barnes_parse(argc, argv);
     long n = size.bodies;
 
-    tsr_attr at_builder = TSR_ATTR_DEFAULT;
-    at_builder.home = TSR_HOME_NODE;
-    at_builder.home_node = 0;
-    barnes_sys sys = {n, tsr_alloc((size_t)n * 3 * sizeof(double)),
-                      tsr_alloc((size_t)n * 3 * sizeof(double)),
-                      tsr_alloc_attr((size_t)barnes_capacity(n) * sizeof(bh_node), &at_builder),
-                      barnes_capacity(n)};
+    barnes_sys sys = barnes_sys_shared(n);
     barnes_team team = {first_body(n, me, nodes), first_body(n, me + 1, nodes), me == 0,
                         tsr_barrier};
     barnes_init(&sys, team.lo, team.hi);
