@@ -45,7 +45,10 @@ static uint32_t nwritten;
 static uint32_t *sticky;
 static uint8_t *listed;
 static uint32_t nsticky;
-static int active;
+/* In a section. The comm thread reads it before it looks at a page's
+ * state, which only a section makes it need: outside one the application
+ * thread changes states with plain stores. */
+static atomic_int active;
 
 void hlrc_rep_init(void)
 {
@@ -71,7 +74,7 @@ static uint8_t state_of(uint32_t p)
 
 int hlrc_rep_write(uint32_t p)
 {
-    if (!active)
+    if (!atomic_load_explicit(&active, memory_order_relaxed))
         return 0;
     page_meta *m = &region.meta[p];
     if (m->state == HOME_READ) {
@@ -90,6 +93,10 @@ int hlrc_rep_write(uint32_t p)
 void hlrc_copy_served(uint32_t p, void *dst)
 {
     COUNTER_ADD(pages_served, 1);
+    if (!atomic_load_explicit(&active, memory_order_acquire)) {
+        memcpy(dst, page_rt(p), PAGE_SIZE);
+        return;
+    }
     if (state_of(p) != REP_HOME)
         memcpy(dst, page_rt(p), PAGE_SIZE);
     /* The home may have begun writing while the bytes were copied: its
@@ -115,7 +122,7 @@ void hlrc_replicate_begin(void)
         log_die("tsr_replicate_begin: home pages whose writes the kernel tracks (TSR_DETECT=uffd "
                 "with TSR_WRITE_DETECT=cache-only) cannot keep a section's writes apart yet; "
                 "set TSR_WRITE_DETECT=all (docs/OMPNOW.md)");
-    active = 1;
+    atomic_store_explicit(&active, 1, memory_order_release);
     hlrc_mc_begin();
 }
 
@@ -123,10 +130,11 @@ void hlrc_replicate_end(void)
 {
     for (uint32_t i = 0; i < nwritten; i++) {
         uint32_t p = written[i];
-        region.meta[p].state = region.meta[p].state == REP_HOME ? HOME_READ : READ;
+        __atomic_store_n(&region.meta[p].state, region.meta[p].state == REP_HOME ? HOME_READ : READ,
+                         __ATOMIC_RELEASE);
         detect_set_access(p, 1, ACCESS_READ);
     }
     nwritten = 0;
-    active = 0;
+    atomic_store_explicit(&active, 0, memory_order_release);
     hlrc_mc_end();
 }
