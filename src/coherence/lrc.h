@@ -22,6 +22,7 @@
 #ifndef TSR_LRC_H
 #define TSR_LRC_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,8 +54,9 @@ typedef struct lrc_interval {
 
 /* Whether LRC memory may exist, the same on every node: from the first
  * collective LRC allocation, or from the point where every node lets
- * tsr_malloc use LRC (protocol.h: prepare_local). Until then LRC adds nothing to locks and barriers. */
-extern int lrc_active;
+ * tsr_malloc use LRC (protocol.h: prepare_local). Until then LRC adds nothing to locks and barriers. Atomic: the
+ * comm thread reads it while a tsr_malloc sets it again. */
+extern atomic_int lrc_active;
 void lrc_interval_init(void);
 /* Ends this node's interval: if it wrote pages, numbers it, write-protects
  * them (their diffs wait: lazy) and records it. */

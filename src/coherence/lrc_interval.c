@@ -32,7 +32,7 @@
 #include "util/config.h"
 #include "util/log.h"
 
-int lrc_active;
+atomic_int lrc_active;
 
 /* Application thread: this node's timestamp, the timestamp of the last
  * barrier and of the last GC (intervals at or below it are forgotten), the
