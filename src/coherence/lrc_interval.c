@@ -451,7 +451,8 @@ void lrc_interval_collect(void)
         uint32_t shift = barrier_vt[q] + 1 - l->base, kept = l->len > shift ? l->len - shift : 0;
         for (uint32_t k = 0; k < l->len - kept; k++)
             lrc_free(l->iv[k]);
-        memmove(l->iv, l->iv + (l->len - kept), kept * sizeof *l->iv);
+        if (kept) /* a writer with no interval yet has no log at all */
+            memmove(l->iv, l->iv + (l->len - kept), kept * sizeof *l->iv);
         l->len = kept;
         l->base = barrier_vt[q] + 1;
     }
