@@ -127,7 +127,8 @@ mpi-apps: $(MPI_APP_BINS)
 # The pass is an LLVM 16 plugin, built with Debian's clang-16 and
 # llvm-16-dev (scripts/deps.sh build installs them). Without them `make`
 # says so, and the CAS tests skip saying why. CAS_APPS: each application
-# built by tsrcc at each level, into build/cas/LEVEL/.
+# built by tsrcc at each level, into build/cas/LEVEL/, and with polling,
+# into build/cas/poll/.
 LLVM_CONFIG ?= /usr/lib/llvm-16/bin/llvm-config
 CLANG16     ?= clang-16
 HAVE_LLVM   := $(shell test -x $(LLVM_CONFIG) && command -v $(CLANG16) >/dev/null && echo yes)
@@ -135,7 +136,11 @@ CAS_PLUGIN  := $(BUILD)/lib/tessera-cas.so
 TSRCC       := $(BUILD)/bin/tsrcc
 CAS_OBJS    := $(patsubst compiler/%.cpp,$(BUILD)/obj/compiler/%.o,$(wildcard compiler/*.cpp))
 CAS_LEVELS  := none basic aghoist agdiscard maxaghoist maxagdiscard
-CAS_APPS    := $(foreach l,$(CAS_LEVELS),$(foreach a,$(APPS),$(BUILD)/cas/$(l)/$(a)))
+# Each build's tsrcc options: a level's own, and `poll`, maxagdiscard with
+# tsr_poll before inner loops.
+CAS_BUILDS  := $(CAS_LEVELS) poll
+cas_flags    = $(if $(filter poll,$(1)),-tsr-cas=maxagdiscard -tsr-poll,-tsr-cas=$(1))
+CAS_APPS    := $(foreach l,$(CAS_BUILDS),$(foreach a,$(APPS),$(BUILD)/cas/$(l)/$(a)))
 tsrcc_for = sed -e 's|@PLUGIN@|$(1)|' -e 's|@INCLUDE@|$(2)|' -e 's|@LIB@|$(3)|' \
                 -e 's|@CLANG@|$(CLANG16)|' compiler/tsrcc.in
 
@@ -162,9 +167,9 @@ $(TSRCC): compiler/tsrcc.in Makefile
 define cas_app_rule
 $(BUILD)/cas/$(1)/$(2): $$($(2)_SRCS) $(LIBA) $(CAS_PLUGIN) $(TSRCC)
 	@mkdir -p $$(dir $$@)
-	$(TSRCC) -tsr-cas=$(1) -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(2)_SRCS)
+	$(TSRCC) $(call cas_flags,$(1)) -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(2)_SRCS)
 endef
-$(foreach l,$(CAS_LEVELS),$(foreach a,$(APPS),$(eval $(call cas_app_rule,$(l),$(a)))))
+$(foreach l,$(CAS_BUILDS),$(foreach a,$(APPS),$(eval $(call cas_app_rule,$(l),$(a)))))
 
 # ---- Examples: programs written for TreadMarks or JIAJIA ----------------------
 # Built with the public headers only, as a user of those systems would.

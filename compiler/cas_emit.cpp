@@ -178,6 +178,24 @@ unsigned emitChecks(ArrayRef<Check> Checks, ScalarEvolution &SE, const DataLayou
     return N;
 }
 
+// -tsr-poll: a call to tsr_poll in the preheader of every innermost loop,
+// so that a node in a long computation looks at its links once per inner
+// loop run (tsr_poll itself looks at most every TSR_POLL_US, and costs a
+// clock read otherwise). Before the checks, which come later at the same
+// place: a node serves its peers before it waits for its own pages.
+bool emitPolls(Function &F, LoopInfo &LI)
+{
+    SmallVector<BasicBlock *, 16> At;
+    for (Loop *L : LI.getLoopsInPreorder())
+        if (BasicBlock *PH = L->getLoopPreheader(); PH && L->isInnermost())
+            At.push_back(PH);
+    FunctionCallee Poll =
+        F.getParent()->getOrInsertFunction("tsr_poll", Type::getVoidTy(F.getContext()));
+    for (BasicBlock *PH : At)
+        IRBuilder<>(PH->getTerminator()).CreateCall(Poll);
+    return !At.empty();
+}
+
 } // namespace tsr
 
 // The pass, after loop simplification: late passes may have folded a

@@ -17,6 +17,8 @@
 //                 its bounds stay affine and invariant and that makes no
 //                 call that may synchronize (MaxAgHoist);
 //   maxagdiscard  both (MaxAgDiscard).
+// With -tsr-poll, at any level (none included), a call to tsr_poll before
+// every innermost loop (the paper's Section 4.4).
 // A memcpy, memmove or memset is checked in place over its length at every
 // level. Addresses come from ScalarEvolution: an access whose address is not an
 // affine function of the loop's induction variable, in a loop whose trip
@@ -45,6 +47,9 @@ static cl::opt<std::string> CasLevel("tsr-cas",
                                      cl::desc("Tessera consistency checks: none, basic, aghoist, "
                                               "agdiscard, maxaghoist or maxagdiscard"),
                                      cl::init(""));
+static cl::opt<bool> CasPoll("tsr-poll",
+                             cl::desc("Tessera polling: tsr_poll before every innermost loop"),
+                             cl::init(false));
 
 namespace tsr {
 
@@ -83,7 +88,7 @@ bool maySynchronize(const Instruction &I, const TargetLibraryInfo &TLI)
     const Function *F = CB->getCalledFunction();
     if (!F)
         return true;
-    if (F->getName().startswith("tsr_range_"))
+    if (F->getName().startswith("tsr_range_") || F->getName() == "tsr_poll")
         return false;
     LibFunc LF;
     return !TLI.getLibFunc(*F, LF);
@@ -268,11 +273,14 @@ static bool checkMemIntrinsics(Function &F)
 PreservedAnalyses CasPass::run(Function &F, FunctionAnalysisManager &FAM)
 {
     Level Lv = parseLevel();
-    if (!Lv.On || F.isDeclaration() || F.getName().startswith("tsr_"))
+    if (F.isDeclaration() || F.getName().startswith("tsr_"))
         return PreservedAnalyses::all();
+    bool Changed = CasPoll && emitPolls(F, FAM.getResult<LoopAnalysis>(F));
+    if (!Lv.On)
+        return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
     const DataLayout &DL = F.getParent()->getDataLayout();
     SmallVector<Access, 32> Accesses = collectAccesses(F, DL);
-    bool Changed = checkMemIntrinsics(F);
+    Changed |= checkMemIntrinsics(F);
     if (Accesses.empty())
         return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
     if (Lv.Basic) {

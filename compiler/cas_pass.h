@@ -4,6 +4,7 @@
 #ifndef TSR_CAS_PASS_H
 #define TSR_CAS_PASS_H
 
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Dominators.h"
@@ -48,6 +49,7 @@ void emitRange(llvm::Instruction *I, llvm::Value *Ptr, llvm::Value *Len, bool Wr
 void mergeChecks(llvm::SmallVectorImpl<Check> &Checks, llvm::ScalarEvolution &SE);
 void discardCovered(llvm::SmallVectorImpl<Check> &Checks, llvm::ScalarEvolution &SE,
                     llvm::DominatorTree &DT, const llvm::TargetLibraryInfo &TLI);
+bool emitPolls(llvm::Function &F, llvm::LoopInfo &LI);
 unsigned emitChecks(llvm::ArrayRef<Check> Checks, llvm::ScalarEvolution &SE,
                     const llvm::DataLayout &DL);
 

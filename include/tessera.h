@@ -184,6 +184,14 @@ TSR_API void tsr_range_write(void *p, size_t n);
 TSR_API void tsr_range_read_step(const void *p, size_t n, size_t step, size_t count);
 TSR_API void tsr_range_write_step(void *p, size_t n, size_t step, size_t count);
 
+/* Polling (CAS-DSM's cvm_probe): delivers, on this thread, the messages
+ * that wait for this node while its communication thread sleeps, so that
+ * a node that computes answers its peers' requests without waiting for
+ * that thread to wake. At most one look every TSR_POLL_US microseconds;
+ * cheap otherwise (one clock read). What tsrcc -tsr-poll inserts before
+ * inner loops. A no-op before tsr_init and after tsr_finalize. */
+TSR_API void tsr_poll(void);
+
 /* ---- Statistics ----------------------------------------------------------- */
 
 /* Counters of this node since start or the last tsr_stats_reset(), those

@@ -1,13 +1,16 @@
 /*
- * cas.c - the consistency checks of the public API (CAS-DSM's run-time
- * calls; docs/CAS.md), which hand over to the coherence layer's range
- * checks (coherence/range.c).
+ * cas.c - the consistency checks and polling of the public API (CAS-DSM's
+ * run-time calls; docs/CAS.md), which hand over to the coherence layer's
+ * range checks (coherence/range.c) and the transport's am_poll.
  */
 #include "tessera.h"
 
 #include <stdint.h>
 
 #include "coherence/coherence.h"
+#include "transport/transport.h"
+#include "util/config.h"
+#include "util/cpu.h"
 #include "util/guard.h"
 #include "util/log.h"
 
@@ -34,4 +37,17 @@ void tsr_range_read_step(const void *p, size_t n, size_t step, size_t count)
 void tsr_range_write_step(void *p, size_t n, size_t step, size_t count)
 {
     check("tsr_range_write_step", p, n, step, count, 1);
+}
+
+/* tsrcc -tsr-poll calls it before inner loops, wherever they are: before
+ * tsr_init and after tsr_finalize too, where am_poll finds no links to
+ * poll. Any thread may serve them (one at a time). */
+void tsr_poll(void)
+{
+    static __thread double next;
+    double now = now_s();
+    if (now < next)
+        return;
+    next = now + cfg.poll_us * 1e-6;
+    am_poll();
 }

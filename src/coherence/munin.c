@@ -164,7 +164,7 @@ void mu_deliver(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const
         am_send(dest, type, a0, a1, a2, payload, len);
         return;
     }
-    tsr_msg_hdr h = {0, (uint16_t)type, (uint16_t)cfg.node, {a0, a1, a2}};
+    tsr_msg_hdr h = {0, (uint16_t)type, (uint16_t)cfg.node, {a0, a1, a2}, 0};
     self_handler(cfg.node, &h, NULL); /* the data is already here */
 }
 

@@ -56,7 +56,7 @@ static void send_tree(const int *dests, int n, int type, uint64_t a0, uint64_t a
         list[i + 1] = (uint16_t)dests[i];
     memcpy(tree + head, payload, len);
     tsr_msg_hdr h = {(uint32_t)(head + len), MSG_TREE, (uint16_t)cfg.node,
-                     {(uint64_t)type, (uint64_t)cfg.node, nodes}};
+                     {(uint64_t)type, (uint64_t)cfg.node, nodes}, 0};
     pass_on(&h, tree, list, nodes, 0, &multicast_sends);
     free(tree);
 }
@@ -97,7 +97,7 @@ static void on_tree(int src, const tsr_msg_hdr *h, void *payload)
     }
     pass_on(h, payload, list, (uint32_t)n, at, &multicast_forwards);
     tsr_msg_hdr inner = {(uint32_t)(h->len - head_bytes((uint32_t)n)), (uint16_t)type,
-                         (uint16_t)list[0], {0, 0, 0}};
+                         (uint16_t)list[0], {0, 0, 0}, 0};
     memcpy(inner.arg, payload, sizeof inner.arg);
     am_deliver(list[0], &inner, (char *)payload + head_bytes((uint32_t)n));
 }

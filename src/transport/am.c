@@ -10,6 +10,7 @@
 
 #include "stats/stats.h"
 #include "transport/core.h"
+#include "transport/holdup.h"
 #include "transport/request.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -63,7 +64,8 @@ static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, con
     if (len > UINT32_MAX)
         log_die("message %s of %zu bytes exceeds the 4 GiB limit", msg_name(type), len);
     m->next = NULL;
-    m->hdr = (tsr_msg_hdr){(uint32_t)len, (uint16_t)type, (uint16_t)cfg.node, {a0, a1, a2}};
+    m->hdr = (tsr_msg_hdr){(uint32_t)len, (uint16_t)type, (uint16_t)cfg.node, {a0, a1, a2},
+                           holdup_stamp()};
     m->payload = payload;
     m->sent = 0;
     m->heap = 0;
@@ -328,6 +330,8 @@ void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
     if (src != cfg.node && counted(h->type)) {
         STAT_ADD(messages_received, 1);
         STAT_ADD(bytes_received, sizeof *h + h->len);
+        holdup_note(h->stamp);
+        core_count_dispatch();
     }
     am_deliver(src, h, payload);
 }
@@ -344,7 +348,7 @@ void am_abort(const char *cause)
     /* The core's MSG_ABORT handler tells every other node, then exits. */
     if (handlers[MSG_ABORT]) {
         tsr_msg_hdr h = {(uint32_t)strlen(cause), MSG_ABORT, (uint16_t)cfg.node,
-                         {(uint64_t)-1, 0, 0}};
+                         {(uint64_t)-1, 0, 0}, 0};
         am_dispatch(cfg.node, &h, (void *)cause);
     }
     log_die_status(TSR_EXIT_PEER_FAILED, "stopping: %s", cause);

@@ -43,7 +43,8 @@ typedef struct tsr_backend {
     /* 1 when multicast can succeed at all. NULL: 0. */
     int (*multicast_native)(void);
     /* Comm thread only: waits at most timeout_ms (0: not at all) for
-     * something to do, then delivers this node's own messages
+     * something to do (a wait that may sleep between core_sleep_begin and
+     * core_sleep_end), then delivers this node's own messages
      * (core_drain_self), flushes what waits to be written, and receives and
      * delivers what arrived. Serves the core's descriptors (core_pollfds)
      * at least every CORE_WATCH_MS. Returns 0 when nothing happened. */
@@ -64,6 +65,13 @@ typedef struct tsr_backend {
      * something it left behind waits. */
     void (*polled)(int on);
     int (*take_replies)(void);
+    /* Optional (NULL: am_poll does nothing). For am_poll, on an application
+     * thread that holds the serve lock while the comm thread sleeps:
+     * arrived() says at little cost whether anything waits on the links;
+     * receive() reads and delivers what did, without waiting, and leaves a
+     * link's end to the comm thread. */
+    int (*arrived)(void);
+    void (*receive)(void);
 } tsr_backend;
 
 extern const tsr_backend tcp_backend;

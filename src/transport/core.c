@@ -21,6 +21,7 @@
 
 #include "stats/stats.h"
 #include "transport/backend.h"
+#include "transport/holdup.h"
 #include "transport/spin.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -34,6 +35,8 @@
 
 STATS_COUNTER(replies_taken, "replies the waiting thread took off the link itself (shm)");
 STATS_COUNTER(comm_wakeups, "sleeping comm threads this node woke, its own or a peer's (shm doorbells)");
+STATS_COUNTER(polls, "polls (tsr_poll) that found messages waiting and the comm thread asleep");
+STATS_COUNTER(polled_messages, "messages an application thread delivered in a poll");
 
 static const tsr_backend *backend;
 static pthread_t comm_thread;
@@ -45,6 +48,14 @@ static _Atomic int waiting;   /* threads of this node in waiter_wait */
 static spin_t self_lock;
 static am_msg *self_head, *self_tail;
 static waiter bye_wait;
+/* Held by the thread that runs the handlers of what arrives on the links:
+ * the comm thread, except while it sleeps, or an application thread in
+ * am_poll meanwhile. Handlers thus never run two at a time, as if all ran
+ * on one thread (the direct replies of wait.c excepted, as before). */
+static pthread_mutex_t serve_lock = PTHREAD_MUTEX_INITIALIZER;
+enum { SERVE_NONE, SERVE_COMM, SERVE_POLL };
+static __thread int serving;
+static _Atomic int poll_open; /* the links are there to poll */
 
 /* Per peer: said MSG_BYE; times bytes arrived from it (the comm thread's
  * alone); what the last tick saw of that count, and when it last changed. */
@@ -76,7 +87,46 @@ int core_multicast(const int *dests, int n, const am_msg *m)
     return backend->multicast && backend->multicast(dests, n, m);
 }
 
-int core_on_comm_thread(void) { return pthread_equal(pthread_self(), comm_thread); }
+int core_serving(void) { return serving != SERVE_NONE; }
+
+void core_sleep_begin(void)
+{
+    serving = SERVE_NONE;
+    pthread_mutex_unlock(&serve_lock);
+}
+
+void core_sleep_end(void)
+{
+    pthread_mutex_lock(&serve_lock);
+    serving = SERVE_COMM;
+}
+
+void core_count_dispatch(void)
+{
+    if (serving == SERVE_POLL)
+        COUNTER_ADD(polled_messages, 1);
+}
+
+/* Signals are blocked while the handlers run here: one whose handler
+ * touched shared memory would fault and wait for a reply that only the
+ * holder of serve_lock, this thread, could deliver. */
+void am_poll(void)
+{
+    if (!atomic_load_explicit(&poll_open, memory_order_relaxed) || !backend->receive || serving ||
+        pthread_mutex_trylock(&serve_lock))
+        return;
+    if (backend->arrived()) {
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        serving = SERVE_POLL;
+        COUNTER_ADD(polls, 1);
+        backend->receive();
+        serving = SERVE_NONE;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    pthread_mutex_unlock(&serve_lock);
+}
 
 int core_multicast_native(void) { return backend->multicast_native && backend->multicast_native(); }
 
@@ -292,6 +342,7 @@ static int idle_timeout_ms(void)
 
 static void *comm_main(void *arg)
 {
+    core_sleep_end();
     unsigned idle_turns = 0;
     uint64_t now = now_ns();
     while (!atomic_load(&comm_stop) || !backend->idle()) {
@@ -318,6 +369,7 @@ static void *comm_main(void *arg)
         else if (idle_turns)
             cpu_relax();
     }
+    core_sleep_begin();
     return NULL;
 }
 
@@ -348,6 +400,9 @@ void transport_start(void)
         life[j].heard = last_tick;
     stats_register(&replies_taken);
     stats_register(&comm_wakeups);
+    stats_register(&polls);
+    stats_register(&polled_messages);
+    holdup_init();
     am_register(MSG_BYE, on_bye);
     am_register(MSG_ABORT, on_abort);
     am_register(MSG_HEARTBEAT, on_heartbeat);
@@ -362,6 +417,7 @@ void transport_start(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (err)
         log_die("cannot start the communication thread: %s", strerror(err));
+    atomic_store(&poll_open, 1);
 }
 
 void transport_shutdown(void)
@@ -371,6 +427,7 @@ void transport_shutdown(void)
         if (i != cfg.node)
             am_send(i, MSG_BYE, 0, 0, 0, NULL, 0);
     waiter_wait(&bye_wait);
+    atomic_store(&poll_open, 0);
     atomic_store(&comm_stop, 1);
     backend->wake();
     pthread_join(comm_thread, NULL);

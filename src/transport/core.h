@@ -34,8 +34,10 @@ void core_post(int dest, am_msg *m);
 void core_post_unordered(int dest, am_msg *m);
 int core_multicast(const int *dests, int n, const am_msg *m);
 int core_multicast_native(void);
-/* 1 on the comm thread (which must never wait for its own progress). */
-int core_on_comm_thread(void);
+/* 1 on the thread that serves the links now: the comm thread, or an
+ * application thread in am_poll (which must never wait for the links'
+ * progress: it is what makes it). */
+int core_serving(void);
 void core_post_self(am_msg *m);
 void core_expect_reply(void);
 
@@ -72,6 +74,12 @@ int core_pending(void);
  * that what this node sent itself before sleeping goes first (node 0's
  * barrier release of itself comes after the others', as before). */
 int core_drain_self(void);
+/* The comm thread's progress() brackets each wait that may sleep with
+ * these: meanwhile an application thread may serve the links (am_poll). */
+void core_sleep_begin(void);
+void core_sleep_end(void);
+/* Counts a message delivered, for the polling statistics (am_dispatch). */
+void core_count_dispatch(void);
 /* Counts a wake-up of a sleeping comm thread. Async-signal-safe. */
 void core_count_wakeup(void);
 /* Fills CORE_POLLFDS entries; after poll, serves them. */

@@ -2,8 +2,10 @@
  * msg.h - every protocol message Tessera sends, in one table, with the rule
  * each must keep to be accepted.
  *
- * Each message is a 32-byte header (payload length, type, source node, three
- * 64-bit arguments) followed by the payload. "reply" arguments are request
+ * Each message is a 40-byte header (payload length, type, source node, three
+ * 64-bit arguments, the sender's clock) followed by the payload. The clock
+ * feeds only the holdup statistics (transport/holdup.c), which ignore a
+ * value they cannot believe; it has no rule. "reply" arguments are request
  * ids (transport/request.h): a request carries one, its reply names it back.
  *
  * The `len` and `args` columns are checked by am_dispatch before any

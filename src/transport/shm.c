@@ -284,8 +284,9 @@ static uint64_t ring_unread(ring_hdr *r, int src, uint64_t tail)
 }
 
 /* Moves what ring (src, this node) holds into src's stream and delivers
- * every whole message. Returns 1 if there was anything. Comm thread only;
- * a ring that a waiting thread reads now is left for the next turn. */
+ * every whole message. Returns 1 if there was anything. The serving thread
+ * only (core_serving); a ring that a waiting thread reads now is left for
+ * the next turn. */
 static int receive(int src)
 {
     ring_hdr *r = ring_of(src, cfg.node);
@@ -385,6 +386,15 @@ static void shm_polled(int on)
         bell_ring(cfg.node);
 }
 
+/* For am_poll (backend.h), under the serve lock: the rings are read as the
+ * comm thread reads them. */
+static void shm_receive(void)
+{
+    for (int j = 0; j < cfg.nodes; j++)
+        if (j != cfg.node)
+            receive(j);
+}
+
 static int ring_has_room(int dest)
 {
     ring_hdr *r = ring_of(cfg.node, dest);
@@ -409,7 +419,9 @@ static void sleep_ms(int ms)
     uint32_t seq = atomic_load(&b->seq);
     if (!work_waiting()) {
         struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+        core_sleep_begin();
         futex(&b->seq, FUTEX_WAIT, seq, &ts);
+        core_sleep_end();
     }
     atomic_store(&b->sleeping, 0);
 }
@@ -550,4 +562,6 @@ const tsr_backend shm_backend = {.name = "shm",
                                  .idle = shm_idle,
                                  .stop = shm_stop,
                                  .polled = shm_polled,
-                                 .take_replies = shm_take_replies};
+                                 .take_replies = shm_take_replies,
+                                 .arrived = any_ring_has_data,
+                                 .receive = shm_receive};

@@ -2,7 +2,7 @@
  * stream.h - turning a byte stream from one peer back into messages.
  *
  * Stream backends (TCP, the shared-memory rings) carry each message as its
- * 32-byte header, the payload and zero padding to 8 bytes, and may cut it
+ * 40-byte header, the payload and zero padding to 8 bytes, and may cut it
  * anywhere. A receiver writes what arrives at rx_space() and calls
  * rx_commit(), which checks each header and dispatches every whole message.
  * A message larger than the buffer is received into a block of its own.

@@ -36,6 +36,7 @@ static peer *peers;
 static int wake_fd = -1;
 /* The poll set: the wake-up eventfd, the core's descriptors, one per peer. */
 static struct pollfd *pfd;
+static struct pollfd *poll_pfd; /* am_poll's, under the serve lock */
 enum { SLOT_WAKE, SLOT_CORE, SLOT_PEERS = SLOT_CORE + CORE_POLLFDS };
 
 static void tcp_wake(void)
@@ -154,7 +155,11 @@ static int tcp_progress(int timeout_ms)
             peers[i].fd, (short)(POLLIN | (has_queued(&peers[i]) ? POLLOUT : 0)), 0};
     core_pollfds(pfd + SLOT_CORE);
     /* No EINTR here: the comm thread blocks every signal. */
+    if (timeout_ms)
+        core_sleep_begin();
     int ready = poll(pfd, (nfds_t)(SLOT_PEERS + cfg.nodes), timeout_ms);
+    if (timeout_ms)
+        core_sleep_end();
     if (ready < 0)
         log_die_status(1, "the communication thread's poll failed: %m");
     core_serve(pfd + SLOT_CORE);
@@ -180,12 +185,28 @@ static int tcp_progress(int timeout_ms)
     return 1;
 }
 
+/* For am_poll (backend.h): one look at every link, and what it found. */
+static int tcp_arrived(void)
+{
+    for (int i = 0; i < cfg.nodes; i++)
+        poll_pfd[i] = (struct pollfd){peers[i].fd, POLLIN, 0};
+    return poll(poll_pfd, (nfds_t)cfg.nodes, 0) > 0;
+}
+
+static void tcp_receive(void)
+{
+    for (int i = 0; i < cfg.nodes; i++)
+        if (poll_pfd[i].revents & POLLIN)
+            read_peer(&peers[i]); /* an end of file stays for the comm thread */
+}
+
 static void tcp_start(void)
 {
     peers = calloc((size_t)cfg.nodes, sizeof *peers);
     pfd = calloc((size_t)(SLOT_PEERS + cfg.nodes), sizeof *pfd);
+    poll_pfd = calloc((size_t)cfg.nodes, sizeof *poll_pfd);
     wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    if (!peers || !pfd || wake_fd < 0)
+    if (!peers || !pfd || !poll_pfd || wake_fd < 0)
         log_die("cannot set up the TCP transport: %m");
     pfd[SLOT_WAKE] = (struct pollfd){wake_fd, POLLIN, 0};
     for (int i = 0; i < cfg.nodes; i++) {
@@ -206,6 +227,7 @@ static void tcp_stop(void)
     }
     free(peers);
     free(pfd);
+    free(poll_pfd);
     close(wake_fd);
 }
 
@@ -214,6 +236,8 @@ const tsr_backend tcp_backend = {.name = "tcp",
                                  .start = tcp_start,
                                  .post = tcp_post,
                                  .progress = tcp_progress,
+                                 .arrived = tcp_arrived,
+                                 .receive = tcp_receive,
                                  .wake = tcp_wake,
                                  .idle = tcp_idle,
                                  .stop = tcp_stop};

@@ -22,6 +22,8 @@ typedef struct tsr_msg_hdr {
     uint16_t type; /* MSG_* */
     uint16_t src;  /* sending node */
     uint64_t arg[3];
+    uint64_t stamp; /* the sender's clock at sending, for the holdup statistics
+                     * only (transport/holdup.c) */
 } tsr_msg_hdr;
 
 /* A message in flight. Callers on the fault path build one on their stack
@@ -85,6 +87,13 @@ void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a
  * no lock of the runtime (the start of each synchronization call; see
  * transport/sendq.c for who waits and who never does). */
 void am_wait_room(void);
+
+/* Serves, on the calling application thread, whatever waits on the links
+ * while the comm thread sleeps: their handlers run here, one at a time as
+ * on the comm thread. Returns at once when nothing waits or the comm thread
+ * is awake (it serves them). For tsr_poll; not for handlers or the fault
+ * path. */
+void am_poll(void);
 
 /* Lets a thread that is about to wait for a reply tell the progress engine
  * to poll rather than sleep (hybrid policy). Async-signal-safe. */

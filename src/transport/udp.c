@@ -243,7 +243,11 @@ static int udp_progress(int timeout_ms)
         wait = 0;
     struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
     core_pollfds(pfd + SLOT_CORE);
+    if (wait)
+        core_sleep_begin();
     int ready = ppoll(pfd, (nfds_t)(SLOT_MESH + cfg.nodes), &ts, NULL);
+    if (wait)
+        core_sleep_end();
     if (ready < 0)
         log_die_status(1, "the communication thread's poll failed: %m");
     core_serve(pfd + SLOT_CORE);
@@ -259,6 +263,15 @@ static int udp_progress(int timeout_ms)
             watch_mesh(j);
     return busy || ready > 0;
 }
+
+/* For am_poll (backend.h), under the serve lock. */
+static int udp_arrived(void)
+{
+    struct pollfd p[2] = {{udp_sock, POLLIN, 0}, {group_sock, POLLIN, 0}};
+    return poll(p, 2, 0) > 0;
+}
+
+static void udp_receive(void) { receive_all(); }
 
 static void udp_post(int dest, am_msg *m)
 {
@@ -299,7 +312,7 @@ static int udp_multicast(const int *dests, int n, const am_msg *m)
      * at all (it is what brings them). */
     double give_up = now_s() + MULTICAST_WAIT_S;
     while (!rel_multicast(ps, k, shared)) {
-        if (core_on_comm_thread() || now_s() > give_up) {
+        if (core_serving() || now_s() > give_up) {
             rel_unshare(shared);
             return 0;
         }
@@ -440,6 +453,8 @@ const tsr_backend udp_backend = {.name = "udp",
                                  .multicast = udp_multicast,
                                  .multicast_native = group_native,
                                  .progress = udp_progress,
+                                 .arrived = udp_arrived,
+                                 .receive = udp_receive,
                                  .wake = udp_wake,
                                  .idle = udp_idle,
                                  .stop = udp_stop};

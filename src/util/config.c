@@ -234,6 +234,7 @@ void config_load(void)
     load_region();
     cfg.progress = (progress_t)env_choice("TSR_PROGRESS", progress, PROGRESS_HYBRID);
     cfg.spin_us = (unsigned)env_long("TSR_SPIN_US", 50, 0, 10000000);
+    cfg.poll_us = (unsigned)env_long("TSR_POLL_US", 50, 0, 10000000);
     cfg.stats = (int)env_long("TSR_STATS", 0, 0, 1);
     cfg.stats_json = env("TSR_STATS_JSON");
     cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 1);

@@ -40,6 +40,7 @@ typedef struct tsr_config {
     uintptr_t base;           /* TSR_BASE: its address on every node */
     progress_t progress;      /* TSR_PROGRESS: hybrid | spin | block */
     unsigned spin_us;         /* TSR_SPIN_US: how long hybrid spins */
+    unsigned poll_us;         /* TSR_POLL_US: least time between two looks of tsr_poll */
     int stats;                /* TSR_STATS=1: table at exit */
     const char *stats_json;   /* TSR_STATS_JSON: file to append JSON to */
     int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */

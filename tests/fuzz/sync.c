@@ -75,7 +75,7 @@ static void setup(void)
 static void send_from(int src, int type, const uint64_t arg[3], const void *payload, uint32_t len)
 {
     static char buf[STREAM_BYTES(255)];
-    tsr_msg_hdr h = {len, (uint16_t)type, (uint16_t)src, {arg[0], arg[1], arg[2]}};
+    tsr_msg_hdr h = {len, (uint16_t)type, (uint16_t)src, {arg[0], arg[1], arg[2]}, 0};
     memset(buf, 0, sizeof buf);
     memcpy(buf, &h, sizeof h);
     if (len)

@@ -5,12 +5,14 @@
 # to the bit, the others to their stated tolerance) and prints PASS or FAIL,
 # and exits non-zero on FAIL. The checks may only change where faults
 # happen, never a result. Under TSR_DETECT=uffd and TSR_PROTO=lrc too, at 4
-# nodes.
+# nodes. Built with -tsr-poll too (build/cas/poll/), also with the comm
+# thread asleep between messages and every poll looking (TSR_POLL_US=0),
+# over each transport, at 4 nodes.
 . tests/lib.sh
 [ -x "$B/bin/tsrcc" ] ||
     skip_all "tsrcc is missing (clang-16 and llvm-16-dev: make deps, then make)"
 apps=$(make -s print-APPS)
-for level in none basic aghoist agdiscard maxaghoist maxagdiscard; do
+for level in none basic aghoist agdiscard maxaghoist maxagdiscard poll; do
     for app in $apps; do
         args=$(make -s print-${app}_TEST_ARGS)
         for n in 1 2 3 4; do
@@ -29,6 +31,17 @@ for app in $apps; do
         # shellcheck disable=SC2086
         expect_ok "$app maxagdiscard $env -n 4" "verified=PASS" \
             env $env $TSRUN -n 4 $B/cas/maxagdiscard/$app $args
+    done
+done
+# Polling with its comm thread asleep between messages, over each
+# transport: the handlers run on the application thread as often as its
+# polls find a message.
+for app in $apps; do
+    args=$(make -s print-${app}_TEST_ARGS)
+    for t in shm tcp udp; do
+        # shellcheck disable=SC2086
+        expect_ok "$app poll TSR_TRANSPORT=$t TSR_PROGRESS=block -n 4" "verified=PASS" \
+            env TSR_TRANSPORT=$t TSR_PROGRESS=block TSR_POLL_US=0 $TSRUN -n 4 $B/cas/poll/$app $args
     done
 done
 finish

@@ -24,7 +24,7 @@ static uint64_t counter(const char *name)
 
 static int accepted(int type, uint32_t len, uint64_t a0, uint64_t a1, uint64_t a2)
 {
-    tsr_msg_hdr h = {len, (uint16_t)type, 1, {a0, a1, a2}};
+    tsr_msg_hdr h = {len, (uint16_t)type, 1, {a0, a1, a2}, 0};
     return am_check(1, &h) == 0;
 }
 
@@ -32,7 +32,7 @@ static void header_rules(void)
 {
     uint64_t before = counter("messages_rejected");
     CHECK(!accepted(MSG_COUNT, 0, 0, 0, 0), "an unknown type accepted");
-    tsr_msg_hdr forged_src = {0, MSG_LOCK_ACQ, 2, {0, 0, 0}};
+    tsr_msg_hdr forged_src = {0, MSG_LOCK_ACQ, 2, {0, 0, 0}, 0};
     CHECK(am_check(1, &forged_src), "a header naming another sender accepted");
     CHECK(accepted(MSG_LOCK_ACQ, 0, TSR_MAX_LOCKS - 1, 0, 0), "the last lock refused");
     CHECK(!accepted(MSG_LOCK_ACQ, 0, TSR_MAX_LOCKS, 0, 0), "a lock id past the end accepted");
@@ -64,7 +64,7 @@ static void header_rules(void)
 
 static void dispatch_reply(int src, int type, uint64_t id)
 {
-    tsr_msg_hdr h = {0, (uint16_t)type, (uint16_t)src, {0, id, 0}};
+    tsr_msg_hdr h = {0, (uint16_t)type, (uint16_t)src, {0, id, 0}, 0};
     am_dispatch(src, &h, NULL);
 }
 

@@ -140,7 +140,7 @@ static char *post_messages(int count, size_t *len)
     for (int i = 0; i < count; i++) {
         size_t plen = (size_t)(i * 7919) % (3 * REL_FRAG);
         am_msg *m = malloc(sizeof *m + plen);
-        m->hdr = (tsr_msg_hdr){(uint32_t)plen, MSG_ECHO_REQ, 0, {(uint64_t)i, 0, 0}};
+        m->hdr = (tsr_msg_hdr){(uint32_t)plen, MSG_ECHO_REQ, 0, {(uint64_t)i, 0, 0}, 0};
         m->payload = m + 1;
         for (size_t k = 0; k < plen; k++)
             ((char *)(m + 1))[k] = (char)(k * 31 + (size_t)i);
@@ -209,7 +209,7 @@ static void unordered(void)
     uint64_t early = counter("udp_unordered_early");
     for (int i = 0; i < 60; i++) {
         am_msg *m = calloc(1, sizeof *m);
-        m->hdr = (tsr_msg_hdr){0, MSG_ECHO_REQ, 0, {(uint64_t)i, 0, 0}};
+        m->hdr = (tsr_msg_hdr){0, MSG_ECHO_REQ, 0, {(uint64_t)i, 0, 0}, 0};
         m->heap = 1;
         rel_post(&to_b, m, 1);
     }
@@ -231,7 +231,7 @@ static void multicast(void)
     reset();
     size_t first_len, last_len;
     char *first = post_messages(1, &first_len);
-    am_msg m = {NULL, {5, MSG_ECHO_REQ, 0, {77, 0, 0}}, "hello", 0, 0};
+    am_msg m = {NULL, {5, MSG_ECHO_REQ, 0, {77, 0, 0}, 0}, "hello", 0, 0};
     rel_peer *members[] = {&to_b};
     am_msg *shared = rel_share(&m, 1);
     CHECK(rel_multicast(members, 1, shared), "multicast refused with an empty window");

@@ -1,0 +1,52 @@
+/* FileCheck tests of the pass's polling (-tsr-poll; tests/sh/cas_pass.sh
+ * compiles this at each level without it, checked against ALL, and with
+ * it at maxagdiscard (POLL) and at none (POLLNONE)). A tsr_poll call goes
+ * before every innermost loop, never inside one, and does not keep a
+ * check from being hoisted out of the loop around it. */
+
+/* One loop: the poll, then the check, before it. */
+void fill(double *a, long n)
+{
+    for (long i = 0; i < n; i++)
+        a[i] = (double)i;
+}
+// ALL-LABEL: define {{.*}} @fill(
+// ALL-NOT: tsr_poll
+// ALL: {{^}}}
+// POLL-LABEL: define {{.*}} @fill(
+// POLL: call void @tsr_poll()
+// POLL: call void @tsr_range_write(
+// POLL: phi
+// POLL-NOT: call
+// POLL: {{^}}}
+// POLLNONE-LABEL: define {{.*}} @fill(
+// POLLNONE-NOT: tsr_range
+// POLLNONE: call void @tsr_poll()
+// POLLNONE: phi
+// POLLNONE-NOT: call
+// POLLNONE: {{^}}}
+
+/* A nest: the check over the whole matrix before the outer loop, the poll
+ * before each run of the inner loop, none in it. */
+void scale(double *a, long n, long m)
+{
+    for (long i = 0; i < n; i++)
+        for (long j = 0; j < m; j++)
+            a[i * m + j] *= 2;
+}
+// ALL-LABEL: define {{.*}} @scale(
+// ALL-NOT: tsr_poll
+// ALL: {{^}}}
+// POLL-LABEL: define {{.*}} @scale(
+// POLL: call void @tsr_range_write(
+// POLL-NOT: call
+// POLL: phi
+// POLL: call void @tsr_poll()
+// POLL-NOT: call
+// POLL: {{^}}}
+// POLLNONE-LABEL: define {{.*}} @scale(
+// POLLNONE-NOT: tsr_range
+// POLLNONE: phi
+// POLLNONE: call void @tsr_poll()
+// POLLNONE-NOT: call
+// POLLNONE: {{^}}}
