@@ -13,7 +13,13 @@ Runs each application built by tsrcc at every level (build/cas/LEVEL/APP,
            protocol work, "useful calls" (Tables 7 and 8: cas_checks,
            cas_useful);
   traffic  messages and pages fetched, uninstrumented and per level: checks
-           fetch runs of pages in one exchange per home.
+           fetch runs of pages in one exchange per home;
+  polling  the build with -tsr-poll (maxagdiscard and tsr_poll before inner
+           loops, build/cas/poll/APP) against maxagdiscard alone: relative
+           speedups (Tables 11 and 12), the average holdup time, and its
+           ratio at aghoist to the uninstrumented build's (Table 13), and the
+           holdup histogram of SOR at 2 nodes (Figure 11) from the holdup_*
+           counters (the time from a message's sending to its handler).
 
 Each figure is the run with the median time of --reps repetitions. Usage:
   python3 bench/cas_table.py [--quick] [--reps N] [--apps a,b] [--nodes 2,4]
@@ -26,6 +32,10 @@ import sys
 import tempfile
 
 LEVELS = ["none", "basic", "aghoist", "agdiscard", "maxaghoist", "maxagdiscard"]
+BUILDS = LEVELS + ["poll"]
+HISTOGRAM = [("< 10 us", "holdup_lt_10us"), ("10-100 us", "holdup_lt_100us"),
+             ("0.1-1 ms", "holdup_lt_1ms"), ("1-10 ms", "holdup_lt_10ms"),
+             (">= 10 ms", "holdup_ge_10ms")]
 # Inputs: each uninstrumented run about a second (full) or a fraction (quick)
 # at 2 nodes on the 2-core development machine.
 SIZES = {
@@ -35,7 +45,7 @@ SIZES = {
               "radix": "1048576 8 32", "water": "216 3"},
 }
 COUNTERS = ["faults_taken", "cas_checks", "cas_useful", "cas_pages", "messages_sent",
-            "page_fetches"]
+            "page_fetches", "holdup_msgs", "holdup_us", "polled_messages"] + [c for _, c in HISTOGRAM]
 
 
 def run_once(build, app, level, nodes, args):
@@ -95,6 +105,39 @@ def tables(results, apps, nodes_list):
     table("Checks executed, and % useful (Tables 7 and 8)",
           lambda r, b: f"{r[1]['cas_checks']} ({pct(r[1]['cas_useful'], r[1]['cas_checks'])}%)")
     table("Messages sent / pages fetched", lambda r, b: traffic(r), first=("none", traffic))
+    return out + polling(results, apps, nodes_list)
+
+
+def holdup(r):
+    """Average holdup of a run's messages, in microseconds."""
+    return r[1]["holdup_us"] / r[1]["holdup_msgs"] if r[1]["holdup_msgs"] else 0.0
+
+
+def polling(results, apps, nodes_list):
+    """The polling tables (Section 6.3) as Markdown lines."""
+    out = ["", "### Polling: speedup over the uninstrumented build, holdup (Tables 11-13)", "",
+           "| app | nodes | none | maxagdiscard | with polling | speedup without / with "
+           "| avg holdup none / maxagdiscard / with polling (us) | polled messages "
+           "| holdup ratio aghoist / none (Table 13) |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for app in apps:
+        for n in nodes_list:
+            b, m, p = (results[(app, n, v)] for v in ("none", "maxagdiscard", "poll"))
+            ratio = holdup(results[(app, n, "aghoist")]) / holdup(b) if holdup(b) else 0.0
+            out.append(f"| {app} | {n} | {b[0]:.3f} s | {m[0]:.3f} s | {p[0]:.3f} s "
+                       f"| {b[0] / m[0]:.2f} / {b[0] / p[0]:.2f} "
+                       f"| {holdup(b):.0f} / {holdup(m):.0f} / {holdup(p):.0f} "
+                       f"| {p[1]['polled_messages']} | {ratio:.2f} |")
+    for app, n in [("sor", 2)]:
+        if (app, n, "none") not in results:
+            continue
+        out += ["", f"### Holdup histogram, {app} at {n} nodes: messages per holdup "
+                "(Figure 11)", "",
+                "| build | " + " | ".join(h for h, _ in HISTOGRAM) + " |",
+                "|---|" + "---|" * len(HISTOGRAM)]
+        for v in ("none", "maxagdiscard", "poll"):
+            r = results[(app, n, v)][1]
+            out.append(f"| {v} | " + " | ".join(str(r[c]) for _, c in HISTOGRAM) + " |")
     return out
 
 
@@ -120,11 +163,12 @@ def main():
         if app not in sizes:
             sys.exit(f"cas_table: no input for app {app} (known: {', '.join(sizes)})")
         for n in nodes_list:
-            for level in LEVELS:
+            for level in BUILDS:
                 results[(app, n, level)] = measure(o.build, app, level, n, sizes[app], o.reps)
                 t, c = results[(app, n, level)]
                 print(f"{app} -n {n} {level}: {t:.3f} s, faults {c['faults_taken']}, "
-                      f"checks {c['cas_checks']} ({c['cas_useful']} useful)", flush=True)
+                      f"checks {c['cas_checks']} ({c['cas_useful']} useful), "
+                      f"holdup {holdup(results[(app, n, level)]):.0f} us", flush=True)
     lines = [f"# CAS-DSM on this machine ({'quick' if o.quick else 'full'} inputs, "
              f"median of {o.reps})", "",
              "Inputs: " + ", ".join(f"{a} `{sizes[a]}`" for a in apps) + "."]
