@@ -21,7 +21,9 @@ Runs each application built by tsrcc at every level (build/cas/LEVEL/APP,
            holdup histogram of SOR at 2 nodes (Figure 11) from the holdup_*
            counters (the time from a message's sending to its handler).
 
-Each figure is the run with the median time of --reps repetitions. Usage:
+Each figure is the run with the median time of --reps repetitions. The
+runs inherit the environment: TSR_PROGRESS=block, for instance, measures
+polling with comm threads that always sleep. Usage:
   python3 bench/cas_table.py [--quick] [--reps N] [--apps a,b] [--nodes 2,4]
 """
 import argparse
@@ -170,7 +172,7 @@ def main():
                       f"checks {c['cas_checks']} ({c['cas_useful']} useful), "
                       f"holdup {holdup(results[(app, n, level)]):.0f} us", flush=True)
     lines = [f"# CAS-DSM on this machine ({'quick' if o.quick else 'full'} inputs, "
-             f"median of {o.reps})", "",
+             f"median of {o.reps}, TSR_PROGRESS={os.environ.get('TSR_PROGRESS', 'hybrid')})", "",
              "Inputs: " + ", ".join(f"{a} `{sizes[a]}`" for a in apps) + "."]
     lines += tables(results, apps, nodes_list)
     os.makedirs(os.path.dirname(o.out), exist_ok=True)

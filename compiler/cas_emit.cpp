@@ -7,6 +7,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/LoopSimplify.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
@@ -178,22 +179,45 @@ unsigned emitChecks(ArrayRef<Check> Checks, ScalarEvolution &SE, const DataLayou
     return N;
 }
 
-// -tsr-poll: a call to tsr_poll in the preheader of every innermost loop,
-// so that a node in a long computation looks at its links once per inner
-// loop run (tsr_poll itself looks at most every TSR_POLL_US, and costs a
-// clock read otherwise). Before the checks, which come later at the same
-// place: a node serves its peers before it waits for its own pages.
+// Loop entries between two calls of tsr_poll, counted inline: a call
+// (which reads the clock, to look at most every TSR_POLL_US) before every
+// run of a short inner loop would cost more than the loop.
+constexpr int PollEvery = 16;
+
+// -tsr-poll: before every innermost loop, a countdown, and a call to
+// tsr_poll when it runs out, so that a node in a long computation looks at
+// its links every PollEvery inner-loop runs. The countdown is one per
+// module, internal (the library exports nothing for it), read and written
+// as relaxed atomics (threads may race on it; a lost count only moves a
+// poll).
 bool emitPolls(Function &F, LoopInfo &LI)
 {
     SmallVector<BasicBlock *, 16> At;
     for (Loop *L : LI.getLoopsInPreorder())
         if (BasicBlock *PH = L->getLoopPreheader(); PH && L->isInnermost())
             At.push_back(PH);
-    FunctionCallee Poll =
-        F.getParent()->getOrInsertFunction("tsr_poll", Type::getVoidTy(F.getContext()));
-    for (BasicBlock *PH : At)
-        IRBuilder<>(PH->getTerminator()).CreateCall(Poll);
-    return !At.empty();
+    if (At.empty())
+        return false;
+    Module &M = *F.getParent();
+    Type *I32 = Type::getInt32Ty(F.getContext());
+    auto *Count = cast<GlobalVariable>(M.getOrInsertGlobal("tsr.poll.countdown", I32, [&] {
+        return new GlobalVariable(M, I32, false, GlobalValue::InternalLinkage,
+                                  ConstantInt::get(I32, PollEvery), "tsr.poll.countdown");
+    }));
+    FunctionCallee Poll = M.getOrInsertFunction("tsr_poll", Type::getVoidTy(F.getContext()));
+    for (BasicBlock *PH : At) {
+        IRBuilder<> B(PH->getTerminator());
+        LoadInst *Left = B.CreateAlignedLoad(I32, Count, Align(4));
+        Left->setAtomic(AtomicOrdering::Monotonic);
+        Value *Next = B.CreateSub(Left, ConstantInt::get(I32, 1));
+        Value *Due = B.CreateICmpSLE(Next, ConstantInt::get(I32, 0));
+        B.CreateAlignedStore(B.CreateSelect(Due, ConstantInt::get(I32, PollEvery), Next), Count,
+                             Align(4))
+            ->setAtomic(AtomicOrdering::Monotonic);
+        Instruction *Then = SplitBlockAndInsertIfThen(Due, PH->getTerminator(), false);
+        IRBuilder<>(Then).CreateCall(Poll);
+    }
+    return true;
 }
 
 } // namespace tsr

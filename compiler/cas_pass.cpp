@@ -270,23 +270,18 @@ static bool checkMemIntrinsics(Function &F)
     return !Calls.empty();
 }
 
-PreservedAnalyses CasPass::run(Function &F, FunctionAnalysisManager &FAM)
+// The checks of one function at level Lv; whether it changed.
+static bool insertChecks(Function &F, FunctionAnalysisManager &FAM, Level Lv)
 {
-    Level Lv = parseLevel();
-    if (F.isDeclaration() || F.getName().startswith("tsr_"))
-        return PreservedAnalyses::all();
-    bool Changed = CasPoll && emitPolls(F, FAM.getResult<LoopAnalysis>(F));
-    if (!Lv.On)
-        return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
     const DataLayout &DL = F.getParent()->getDataLayout();
     SmallVector<Access, 32> Accesses = collectAccesses(F, DL);
-    Changed |= checkMemIntrinsics(F);
+    bool Changed = checkMemIntrinsics(F);
     if (Accesses.empty())
-        return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+        return Changed;
     if (Lv.Basic) {
         for (const Access &A : Accesses)
             emitBasic(A);
-        return PreservedAnalyses::none();
+        return true;
     }
     auto &LI = FAM.getResult<LoopAnalysis>(F);
     auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
@@ -302,8 +297,20 @@ PreservedAnalyses CasPass::run(Function &F, FunctionAnalysisManager &FAM)
         mergeChecks(Checks, SE);
         discardCovered(Checks, SE, DT, TLI);
     }
-    unsigned Emitted = emitChecks(Checks, SE, DL);
-    return Emitted || Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    return emitChecks(Checks, SE, DL) || Changed;
+}
+
+// Polls come last: they split blocks, and the analyses the checks use
+// would not survive that (the checks only add instructions).
+PreservedAnalyses CasPass::run(Function &F, FunctionAnalysisManager &FAM)
+{
+    Level Lv = parseLevel();
+    if (F.isDeclaration() || F.getName().startswith("tsr_"))
+        return PreservedAnalyses::all();
+    bool Changed = Lv.On && insertChecks(F, FAM, Lv);
+    if (CasPoll)
+        Changed |= emitPolls(F, FAM.getResult<LoopAnalysis>(F));
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 
 } // namespace tsr

@@ -188,8 +188,9 @@ TSR_API void tsr_range_write_step(void *p, size_t n, size_t step, size_t count);
  * that wait for this node while its communication thread sleeps, so that
  * a node that computes answers its peers' requests without waiting for
  * that thread to wake. At most one look every TSR_POLL_US microseconds;
- * cheap otherwise (one clock read). What tsrcc -tsr-poll inserts before
- * inner loops. A no-op before tsr_init and after tsr_finalize. */
+ * cheap otherwise (one clock read). What tsrcc -tsr-poll calls before
+ * every 16th run of an inner loop. A no-op before tsr_init and after
+ * tsr_finalize. */
 TSR_API void tsr_poll(void);
 
 /* ---- Statistics ----------------------------------------------------------- */
