@@ -368,12 +368,15 @@ bench-quick: bench-deps
 bench-release: all
 	python3 bench/release_cost.py
 
-# CAS-DSM's Tables 4-8: every app at every level of the pass (docs/CAS.md).
+# CAS-DSM's Tables 4-8 and 11-13: every app at every level of the pass and
+# with polling (docs/CAS.md), under the default progress policy and with
+# comm threads that always sleep.
 .PHONY: bench-cas
 CAS_REPS ?= 1
 bench-cas: deps
 	$(MAKE) all
 	python3 bench/cas_table.py --reps $(CAS_REPS)
+	TSR_PROGRESS=block python3 bench/cas_table.py --reps $(CAS_REPS) --out bench/results/cas_block.md
 # Themis: the paper's Figures 4 and 5, reordering counts and CG beside the
 # same accesses in OpenSHMEM (docs/THEMIS.md). The OpenSHMEM program is
 # built with Open MPI's oshcc (openmpi-bin, libopenmpi-dev).
