@@ -7,7 +7,8 @@
 # happen, never a result. Under TSR_DETECT=uffd and TSR_PROTO=lrc too, at 4
 # nodes. Built with -tsr-poll too (build/cas/poll/), also with the comm
 # thread asleep between messages and every poll looking (TSR_POLL_US=0),
-# over each transport, at 4 nodes.
+# over each transport, under TSR_PROTO=lrc and under TSR_DETECT=uffd, at 4
+# nodes.
 . tests/lib.sh
 [ -x "$B/bin/tsrcc" ] ||
     skip_all "tsrcc is missing (clang-16 and llvm-16-dev: make deps, then make)"
@@ -34,14 +35,16 @@ for app in $apps; do
     done
 done
 # Polling with its comm thread asleep between messages, over each
-# transport: the handlers run on the application thread as often as its
-# polls find a message.
+# transport, under the lazy protocol and under uffd: the handlers run on
+# the application thread as often as its polls find a message.
 for app in $apps; do
     args=$(make -s print-${app}_TEST_ARGS)
-    for t in shm tcp udp; do
+    envs="TSR_TRANSPORT=shm TSR_TRANSPORT=tcp TSR_TRANSPORT=udp TSR_PROTO=lrc TSR_DETECT=uffd"
+    [ "$app" = water ] && envs=${envs/TSR_PROTO=lrc/}
+    for env in $envs; do
         # shellcheck disable=SC2086
-        expect_ok "$app poll TSR_TRANSPORT=$t TSR_PROGRESS=block -n 4" "verified=PASS" \
-            env TSR_TRANSPORT=$t TSR_PROGRESS=block TSR_POLL_US=0 $TSRUN -n 4 $B/cas/poll/$app $args
+        expect_ok "$app poll $env TSR_PROGRESS=block -n 4" "verified=PASS" \
+            env $env TSR_PROGRESS=block TSR_POLL_US=0 $TSRUN -n 4 $B/cas/poll/$app $args
     done
 done
 finish
