@@ -24,11 +24,7 @@ for level in none basic aghoist agdiscard maxaghoist maxagdiscard poll; do
 done
 for app in $apps; do
     args=$(make -s print-${app}_TEST_ARGS)
-    # water fails under TSR_PROTO=lrc uninstrumented as well (its energy
-    # drifts at 4 nodes): a fault of the lazy protocol, not of the checks.
-    envs="TSR_DETECT=uffd TSR_PROTO=lrc"
-    [ "$app" = water ] && envs=TSR_DETECT=uffd
-    for env in $envs; do
+    for env in TSR_DETECT=uffd TSR_PROTO=lrc; do
         # shellcheck disable=SC2086
         expect_ok "$app maxagdiscard $env -n 4" "verified=PASS" \
             env $env $TSRUN -n 4 $B/cas/maxagdiscard/$app $args
@@ -39,9 +35,7 @@ done
 # the application thread as often as its polls find a message.
 for app in $apps; do
     args=$(make -s print-${app}_TEST_ARGS)
-    envs="TSR_TRANSPORT=shm TSR_TRANSPORT=tcp TSR_TRANSPORT=udp TSR_PROTO=lrc TSR_DETECT=uffd"
-    [ "$app" = water ] && envs=${envs/TSR_PROTO=lrc/}
-    for env in $envs; do
+    for env in TSR_TRANSPORT=shm TSR_TRANSPORT=tcp TSR_TRANSPORT=udp TSR_PROTO=lrc TSR_DETECT=uffd; do
         # shellcheck disable=SC2086
         expect_ok "$app poll $env TSR_PROGRESS=block -n 4" "verified=PASS" \
             env $env TSR_PROGRESS=block TSR_POLL_US=0 $TSRUN -n 4 $B/cas/poll/$app $args
