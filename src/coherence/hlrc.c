@@ -99,6 +99,7 @@ typedef struct page_run {
 } page_run;
 static page_run tracked[MAX_TRACKED_RUNS];
 static uint32_t ntracked;
+static int tracking_paused; /* in a replicated section: they fault instead */
 
 /* Home pages [first, first+n) become HOME_EXACT if the detection layer can
  * track their writes; returns their state. */
@@ -307,7 +308,7 @@ static void send_diffs(outbox *box, uint32_t total)
 static void flush(uint32_t *barrier_sent)
 {
     flush_copied_sticky();
-    for (uint32_t i = 0; i < ntracked; i++)
+    for (uint32_t i = 0; i < ntracked && !tracking_paused; i++)
         detect_written(tracked[i].first, tracked[i].n, flush_written_home);
     if (!ndirty)
         return;
@@ -413,7 +414,36 @@ void hlrc_invalidate(uint32_t p, uint32_t version)
     STAT_ADD(invalidations, 1);
 }
 
-int hlrc_exact_homes(void) { return ntracked > 0; }
+/* A replicated section needs each home page's first write to fault: that
+ * fault takes the twin which serves the other nodes meanwhile
+ * (hlrc_replicate.c). So for the section the tracked runs go back to
+ * faulting, HOME_READ, and afterwards are tracked again, the section's
+ * writes forgotten (they are every node's, and need no notice). The
+ * barrier that begins a section has just collected their writes. */
+void hlrc_exact_pause(void)
+{
+    for (uint32_t i = 0; i < ntracked; i++) {
+        page_run r = tracked[i];
+        detect_untrack_writes(r.first, r.n);
+        for (uint32_t k = 0; k < r.n; k++)
+            __atomic_store_n(&region.meta[r.first + k].state, HOME_READ, __ATOMIC_RELEASE);
+        detect_set_access(r.first, r.n, ACCESS_READ);
+    }
+    tracking_paused = ntracked > 0;
+}
+
+void hlrc_exact_resume(void)
+{
+    for (uint32_t i = 0; i < ntracked; i++) {
+        page_run r = tracked[i];
+        if (detect_track_writes(r.first, r.n))
+            log_die_status(1, "cannot track the writes to %u home page(s) again after a "
+                           "replicated section", r.n);
+        for (uint32_t k = 0; k < r.n; k++)
+            __atomic_store_n(&region.meta[r.first + k].state, HOME_EXACT, __ATOMIC_RELEASE);
+    }
+    tracking_paused = 0;
+}
 
 static void init(void)
 {

@@ -66,8 +66,10 @@ int hlrc_barrier_merge(int node, const void *p, size_t len);
 void hlrc_barrier_departure(pbuf *out);
 int hlrc_barrier_apply(const void *p, size_t len);
 void hlrc_barrier_done(void);
-/* hlrc.c: whether some home pages are HOME_EXACT. */
-int hlrc_exact_homes(void);
+/* hlrc.c: the HOME_EXACT pages fault again during a replicated section
+ * (pause), and are tracked again after it (resume). */
+void hlrc_exact_pause(void);
+void hlrc_exact_resume(void);
 
 /* hlrc_replicate.c: replicated sections. A write fault that the section
  * takes (returns 1: the page is writable, no twin, not dirty); the bytes a

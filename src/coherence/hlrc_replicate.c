@@ -118,10 +118,7 @@ void hlrc_replicate_begin(void)
         }
     }
     nsticky = 0;
-    if (hlrc_exact_homes())
-        log_die("tsr_replicate_begin: home pages whose writes the kernel tracks (TSR_DETECT=uffd "
-                "with TSR_WRITE_DETECT=cache-only) cannot keep a section's writes apart yet; "
-                "set TSR_WRITE_DETECT=all (docs/OMPNOW.md)");
+    hlrc_exact_pause();
     atomic_store_explicit(&active, 1, memory_order_release);
     hlrc_mc_begin();
 }
@@ -136,5 +133,6 @@ void hlrc_replicate_end(void)
     }
     nwritten = 0;
     atomic_store_explicit(&active, 0, memory_order_release);
+    hlrc_exact_resume();
     hlrc_mc_end();
 }
