@@ -26,11 +26,14 @@
  *
  * A round is invisible to the program: a join point is a synchronization
  * already, and the round only adds ordering. It costs a wait for the
- * slowest node, as a barrier does.
+ * slowest node, as a barrier does. A node past half the bound waits at its
+ * join point for the round to be announced, so its memory stops growing
+ * however late the round starts.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "coherence/lrc.h"
 #include "stats/stats.h"
@@ -233,6 +236,24 @@ static void join(uint32_t r)
     COUNTER_ADD(lrc_gc_rounds, 1);
 }
 
+/* Past half the bound, a node that asked waits here, holding no lock, for
+ * the round: its own ask starts one, or one under way that it has not
+ * joined yet was announced already (node 0 drops an ask only then).
+ * Meanwhile it makes no interval and receives no notice, so its memory
+ * stops growing however late node 0's comm thread takes the ask, and the
+ * other half is left for what the round's merge brings in (the intervals
+ * of the others that this node has not seen) before it collects. */
+static uint32_t round_announced(void)
+{
+    const struct timespec pause = {0, 20 * 1000};
+    uint32_t r = atomic_load(&announced);
+    while (!r && asked && lrc_bytes() > cfg.lrc_gc_bytes / 2) {
+        nanosleep(&pause, NULL);
+        r = atomic_load(&announced);
+    }
+    return r;
+}
+
 void lrc_sync_point(void)
 {
     if (!lrc_active)
@@ -241,7 +262,7 @@ void lrc_sync_point(void)
         asked = 1;
         am_send(ROOT, MSG_LRC_GC_ASK, 0, 0, 0, NULL, 0);
     }
-    uint32_t r = atomic_load(&announced);
+    uint32_t r = round_announced();
     if (r)
         join(r);
 }
