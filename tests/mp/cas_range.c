@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "tessera.h"
+#include "counter.h"
 
 #define PAGE 4096
 #define P 48
@@ -23,16 +24,6 @@
 #define LONGS (PAGE / sizeof(long))
 
 static int bad;
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    if (tsr_counter_get(name, &v)) {
-        printf("node %d: no counter %s\n", tsr_node(), name);
-        bad++;
-    }
-    return v;
-}
 
 static void expect(const char *what, uint64_t got, uint64_t lo, uint64_t hi)
 {

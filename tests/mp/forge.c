@@ -26,6 +26,7 @@
 #include "tessera_munin.h"
 #include "transport/request.h"
 #include "transport/transport.h"
+#include "counter.h"
 
 #define K 40
 #define NOBODY 0x7fff0000ull /* a request id no node ever issued */
@@ -196,13 +197,6 @@ static void barrier_arrived_twice(int me)
     tsr_barrier();
     if (me == 1)
         pthread_join(t, NULL);
-}
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    tsr_counter_get(name, &v);
-    return v;
 }
 
 int main(int argc, char **argv)

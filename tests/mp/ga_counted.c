@@ -9,15 +9,9 @@
 #include <string.h>
 
 #include "tessera_ga.h"
+#include "counter.h"
 
 static long bad;
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    tsr_counter_get(name, &v);
-    return v;
-}
 
 static void expect(const char *what, uint64_t got, uint64_t want)
 {

@@ -10,6 +10,7 @@
 
 #include "tessera_ga.h"
 #include "transport/transport.h"
+#include "counter.h"
 
 #define NOBODY 0x7fff0000ull /* a request id no node ever issued */
 #define REJECTED 10          /* the forgeries below that node 0 must reject */
@@ -21,13 +22,6 @@ static void forge(int verdict, int type, uint64_t off, uint64_t a2, size_t len)
     static const uint8_t junk[16] = {0xde, 0xad, 0xbe, 0xef, 0xde, 0xad, 0xbe, 0xef};
     am_send(0, type, off, type == MSG_GA_GET_REP ? NOBODY : 0, a2, junk, len);
     *(verdict == 'r' ? &rejected : &dropped) += 1;
-}
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    tsr_counter_get(name, &v);
-    return v;
 }
 
 int main(int argc, char **argv)

@@ -12,13 +12,7 @@
 
 #include "tessera_ga.h"
 #include "transport/transport.h"
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    tsr_counter_get(name, &v);
-    return v;
-}
+#include "counter.h"
 
 /* A write numbered seq into allocation 0 of node 0, with no request id. */
 static void numbered_write(uint32_t seq, uint64_t off, uint64_t value)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "tessera.h"
+#include "counter.h"
 
 #define PAGE 4096
 #define ROUNDS 20
@@ -25,13 +26,6 @@ static int bad;
             bad++;                                                                          \
         }                                                                                   \
     } while (0)
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    CHECK(tsr_counter_get(name, &v) == 0, "no counter %s", name);
-    return v;
-}
 
 static uint64_t diffs_created(void)
 {

@@ -11,19 +11,10 @@
 #include <string.h>
 
 #include "tessera.h"
+#include "counter.h"
 
 #define PAGES 24
 #define PER_PAGE (4096 / sizeof(long))
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    if (tsr_counter_get(name, &v)) {
-        printf("no counter %s\n", name);
-        exit(1);
-    }
-    return v;
-}
 
 int main(int argc, char **argv)
 {

@@ -24,6 +24,7 @@
 #include "coherence/hlrc.h"
 #include "memory/region.h"
 #include "tessera.h"
+#include "counter.h"
 
 #define PAGE 4096
 #define N 2048
@@ -31,17 +32,6 @@
 #define R 10
 
 static int bad;
-
-/* A home-based protocol's named counter. */
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    if (tsr_counter_get(name, &v)) {
-        printf("node %d: no counter %s\n", tsr_node(), name);
-        bad++;
-    }
-    return v;
-}
 
 /* What the release path does, as counted: pages examined, notices made,
  * bytes received. */
