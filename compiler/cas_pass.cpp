@@ -17,8 +17,9 @@
 //                 its bounds stay affine and invariant and that makes no
 //                 call that may synchronize (MaxAgHoist);
 //   maxagdiscard  both (MaxAgDiscard).
-// With -tsr-poll, at any level (none included), a call to tsr_poll before
-// every innermost loop (the paper's Section 4.4).
+// With -tsr-poll, at any level (none included), a countdown before every
+// innermost loop that calls tsr_poll every 16th run (the paper's Section
+// 4.4; cas_emit.cpp, emitPolls).
 // A memcpy, memmove or memset is checked in place over its length at every
 // level. Addresses come from ScalarEvolution: an access whose address is not an
 // affine function of the loop's induction variable, in a loop whose trip
@@ -48,7 +49,7 @@ static cl::opt<std::string> CasLevel("tsr-cas",
                                               "agdiscard, maxaghoist or maxagdiscard"),
                                      cl::init(""));
 static cl::opt<bool> CasPoll("tsr-poll",
-                             cl::desc("Tessera polling: tsr_poll before every innermost loop"),
+                             cl::desc("Tessera polling: tsr_poll every 16th run of an innermost loop"),
                              cl::init(false));
 
 namespace tsr {
