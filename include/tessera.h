@@ -99,8 +99,8 @@ TSR_API void tsr_free(void *ptr);
  * TreadMarks' Tmk_malloc does; no other node takes part or waits. It is
  * kept by the default protocol (TSR_PROTO: the home-based one, homed at
  * this node, or TreadMarks'); a page keeps the protocol of its first
- * allocation when it is freed and reused. (Tmk_malloc's memory is
- * TreadMarks'.)
+ * allocation when it is freed and reused (a Munin object's pages do not:
+ * see tsr_malloc_attr). (Tmk_malloc's memory is TreadMarks'.)
  * Like malloc, the memory is not zeroed (fresh memory reads as zero, reused
  * memory keeps what was there) and is 16-byte aligned; requests of 2 KiB or
  * less are packed together into pages, larger ones get whole pages.
@@ -112,9 +112,22 @@ TSR_API void tsr_free(void *ptr);
  * TSR_MALLOC_MEMORY bytes of the region (docs/CONFIG.md); stops the job
  * when the arena is full. */
 TSR_API void *tsr_malloc(size_t bytes);
-/* Frees memory from tsr_malloc. Only the node that allocated it may free
- * it, and only once no node uses it any more; the memory is reused by that
- * node's later tsr_malloc calls. NULL is ignored. */
+/* Not collective either: tsr_malloc with the protocol of attr->proto
+ * (placement fields ignored: the pages are homed, or managed, at this node).
+ *   TSR_PROTO_MUNIN: an object of whole pages of its own, with attr's
+ *     annotation (tessera_munin.h), managed here; other nodes learn the
+ *     annotation at their first access, hint or tsr_reduce on it.
+ *   TSR_PROTO_HLRC: the home-based protocol, even when TSR_PROTO is lrc.
+ *   TSR_PROTO_LRC: only in a job whose own allocations are TreadMarks'
+ *     already (TSR_PROTO=lrc, or Tmk_startup), since its locks and
+ *     barriers must carry its timestamps on every node. */
+TSR_API void *tsr_malloc_attr(size_t bytes, const tsr_attr *attr);
+/* Frees memory from tsr_malloc or tsr_malloc_attr. Only the node that
+ * allocated it may free it, and only once no node uses it any more; the
+ * memory is reused by that node's later allocations. Freeing a Munin object
+ * waits until every node has forgotten its pages (one message to each
+ * node and back); an object bound to a lock (tsr_hint_lock_data) cannot be
+ * freed. NULL is ignored. */
 TSR_API void tsr_free_local(void *ptr);
 
 /* ---- Synchronization ------------------------------------------------------ */

@@ -21,15 +21,15 @@ void malloc_use_protocol(tsr_proto_t proto)
     local_proto = proto;
 }
 
-/* Gives the pages that were never allocated to the protocol in use, homed
- * here. Pages freed before keep their home and protocol: other nodes may
- * hold copies of them, and those stay coherent as the page is reused. */
-static void map_new_pages(uint32_t first, uint32_t n)
+/* Gives the pages that were never allocated to `proto`, homed here. Pages
+ * freed before keep their home and protocol: other nodes may hold copies
+ * of them, and those stay coherent as the page is reused. */
+static void map_new_pages(uint32_t first, uint32_t n, tsr_proto_t proto)
 {
     tsr_attr attr = TSR_ATTR_DEFAULT;
     attr.home = TSR_HOME_NODE;
     attr.home_node = cfg.node;
-    attr.proto = local_proto;
+    attr.proto = proto;
     for (uint32_t i = 0; i < n; i++) {
         if (region.meta[first + i].proto)
             continue;
@@ -41,22 +41,67 @@ static void map_new_pages(uint32_t first, uint32_t n)
     }
 }
 
-void *tsr_malloc(size_t bytes)
+static void *arena_take(const char *fn, size_t bytes, int whole_fresh, uint32_t *first,
+                        uint32_t *n)
 {
-    guard_check("tsr_malloc");
+    guard_check(fn);
     /* Every node runs a replicated section: each would get memory of its
      * own arena at its own address, and the copies of the section's
      * pointers would differ. A collective allocation is the same on all. */
     if (coh_replicating())
-        log_die("tsr_malloc(%zu): called in a replicated section, where every node runs it; use "
-                "tsr_alloc there (collective: every node gets the same memory)", bytes);
-    uint32_t first, n;
-    void *ptr = arena_alloc(bytes, &first, &n);
+        log_die("%s(%zu): called in a replicated section, where every node runs it; use "
+                "tsr_alloc there (collective: every node gets the same memory)", fn, bytes);
+    void *ptr = arena_alloc(bytes, whole_fresh, first, n);
     if (!ptr)
-        log_die("tsr_malloc(%zu): node %d's arena (TSR_MALLOC_MEMORY=%zu MiB split among %d "
-                "nodes) has no room for it; raise TSR_MALLOC_MEMORY", bytes, cfg.node,
+        log_die("%s(%zu): node %d's arena (TSR_MALLOC_MEMORY=%zu MiB split among %d nodes) "
+                "has no room for it; raise TSR_MALLOC_MEMORY", fn, bytes, cfg.node,
                 cfg.malloc_memory >> 20, cfg.nodes);
-    map_new_pages(first, n);
+    return ptr;
+}
+
+void *tsr_malloc(size_t bytes)
+{
+    uint32_t first, n;
+    void *ptr = arena_take("tsr_malloc", bytes, 0, &first, &n);
+    map_new_pages(first, n, local_proto);
+    return ptr;
+}
+
+/* A Munin object: pages of its own that no protocol keeps yet, managed
+ * here; every other node learns its annotation when it adopts it. */
+static void *munin_object_alloc(size_t bytes, const tsr_attr *attr)
+{
+    uint32_t first, n;
+    void *ptr = arena_take("tsr_malloc_attr", bytes, 1, &first, &n);
+    tsr_attr a = *attr;
+    a.home = TSR_HOME_NODE;
+    a.home_node = cfg.node;
+    coh_map(first, n, &a);
+    return ptr;
+}
+
+void *tsr_malloc_attr(size_t bytes, const tsr_attr *attr)
+{
+    if (!attr)
+        log_die("tsr_malloc_attr(%zu, NULL): no attributes", bytes);
+    switch (attr->proto) {
+    case TSR_PROTO_MUNIN:
+        return munin_object_alloc(bytes, attr);
+    case TSR_PROTO_HLRC:
+        break;
+    case TSR_PROTO_LRC:
+        if (local_proto != TSR_PROTO_LRC)
+            log_die("tsr_malloc_attr(%zu): TreadMarks' protocol (TSR_PROTO_LRC) keeps this "
+                    "node's own allocations only when the whole job chose it (TSR_PROTO=lrc, "
+                    "or Tmk_startup): its locks and barriers must carry its timestamps on "
+                    "every node", bytes);
+        break;
+    default:
+        log_die("tsr_malloc_attr(%zu): unknown protocol %d", bytes, (int)attr->proto);
+    }
+    uint32_t first, n;
+    void *ptr = arena_take("tsr_malloc_attr", bytes, 0, &first, &n);
+    map_new_pages(first, n, attr->proto);
     return ptr;
 }
 
@@ -65,8 +110,12 @@ void tsr_free_local(void *ptr)
     guard_check("tsr_free_local");
     if (!ptr)
         return;
-    if (!arena_free(ptr))
+    uint32_t first, n;
+    if (!arena_free(ptr, &first, &n)) {
+        if (n)
+            coh_free_local(first, n);
         return;
+    }
     int owner = region_contains(ptr) ? arena_owner(page_of(ptr)) : -1;
     if (owner >= 0 && owner != cfg.node)
         log_die("tsr_free_local(%p): node %d allocated it, and only that node may free it", ptr,

@@ -24,8 +24,14 @@
  * program runs (tsr_free_local keeps them allocated), so neither do the
  * copies.
  *
- * A page stays allocated for the protocol after tsr_free_local (its owner
- * reuses it), so an adopted page never has to be forgotten.
+ * Munin's protocols hold per-object facts (the annotation) that every
+ * node needs: its pages are adopted an object at a time, with the
+ * annotation in the answer (tsr_protocol.adopt_run, .adopt).
+ *
+ * A page of the home-based or the lazy protocol stays allocated for it
+ * after tsr_free_local (its owner reuses it), so such an adopted page never
+ * has to be forgotten. A Munin object's pages are forgotten by every node
+ * when it is freed (munin_malloc.c), and adopted afresh at their next use.
  */
 #include "coherence/adopt.h"
 
@@ -45,8 +51,7 @@
 typedef struct adopt_reply {
     waiter w;
     uint32_t asked; /* the faulting page, which the answer must cover */
-    uint32_t first, n;
-    uint8_t proto;
+    uint32_t n;     /* pages adopted by the answer (0: none allocated) */
 } adopt_reply;
 
 /* Home at the owner (the only placement tsr_malloc makes), the fresh
@@ -57,6 +62,26 @@ static void adopt(uint32_t page, int owner, uint8_t proto)
     pm->home = (uint16_t)owner;
     pm->state = 0;
     pm->proto = proto; /* last: the page counts as allocated from here on */
+}
+
+/* Adopts the pages of [first, first+n) not adopted yet (by an earlier
+ * answer or a notice); -1, adopting none, if the protocol refuses info. */
+static int adopt_run(uint32_t first, uint32_t n, int owner, uint8_t proto, uint16_t info)
+{
+    const tsr_protocol *p = coh_protocols[proto];
+    if (p->adopt) {
+        for (uint32_t q = first; q < first + n; q++)
+            if (region.meta[q].proto)
+                return 0; /* the protocol's run (a Munin object) is adopted whole */
+        for (uint32_t q = first; q < first + n; q++)
+            region.meta[q].home = (uint16_t)owner;
+        if (p->adopt(first, n, owner, info))
+            return -1;
+    }
+    for (uint32_t q = first; q < first + n; q++)
+        if (!region.meta[q].proto)
+            adopt(q, owner, proto);
+    return 0;
 }
 
 static void die_unallocated(const void *addr, int owner)
@@ -79,9 +104,6 @@ int adopt_fault(const void *addr, uint32_t page)
     waiter_wait(&r.w);
     if (!r.n)
         die_unallocated(addr, owner);
-    for (uint32_t p = r.first; p < r.first + r.n; p++)
-        if (!region.meta[p].proto) /* else adopted by an earlier answer or notice */
-            adopt(p, owner, r.proto);
     return 0;
 }
 
@@ -94,8 +116,8 @@ int adopt_noticed(uint32_t page, uint8_t proto)
     return 0;
 }
 
-/* At the owner: the run of allocated pages around `page`, in its arena and
- * with page's protocol. */
+/* At the owner: the run of allocated pages around `page` that the asker
+ * adopts (its protocol's, or those with page's protocol in its arena). */
 static void on_adopt_req(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t page = (uint32_t)h->arg[0], lo, hi;
@@ -106,32 +128,41 @@ static void on_adopt_req(int src, const tsr_msg_hdr *h, void *payload)
     }
     uint8_t proto = region.meta[page].proto;
     uint32_t first = page, end = page;
-    if (proto) {
+    uint16_t info = 0;
+    if (proto && coh_protocols[proto]->adopt_run) {
+        uint32_t n;
+        coh_protocols[proto]->adopt_run(page, &first, &n, &info);
+        end = first + n;
+    } else if (proto) {
         while (end < hi && end - page < ADOPT_MAX && region.meta[end].proto == proto)
             end++;
         while (first > lo && page - first < ADOPT_MAX && region.meta[first - 1].proto == proto)
             first--;
     }
-    am_send(src, MSG_ADOPT_REP, first, h->arg[1], (end - first) | (uint64_t)proto << 32, NULL, 0);
+    am_send(src, MSG_ADOPT_REP, first, h->arg[1],
+            (end - first) | (uint64_t)proto << 32 | (uint64_t)info << 40, NULL, 0);
 }
 
+/* At the asker: checks the answer and adopts the run before the fault
+ * goes on, so the faulting thread finds the pages set up. */
 static void on_adopt_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     adopt_reply *r = req_ctx(h->arg[1]);
     uint64_t first = h->arg[0];
     uint32_t lo, hi, n = (uint32_t)h->arg[2];
     uint8_t proto = (uint8_t)(h->arg[2] >> 32);
+    uint16_t info = (uint16_t)(h->arg[2] >> 40);
     arena_bounds(src, &lo, &hi);
     if (n && (first < lo || first > r->asked || n > hi - first || r->asked - first >= n ||
-              n > 2 * ADOPT_MAX || !coh_protocol_known(proto))) {
+              !coh_protocol_known(proto) || h->arg[2] >> 56 ||
+              (n > 2 * ADOPT_MAX && !coh_protocols[proto]->adopt_run) ||
+              adopt_run((uint32_t)first, n, src, proto, info))) {
         am_reject(src, h, "not a run of the sender's arena around page %u, or an unknown "
-                  "protocol", r->asked);
+                  "protocol, or facts its protocol refuses", r->asked);
         return;
     }
     req_close(h->arg[1]);
-    r->first = (uint32_t)first;
     r->n = n;
-    r->proto = proto;
     waiter_done(&r->w);
 }
 

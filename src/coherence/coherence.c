@@ -57,6 +57,20 @@ void coh_unmap(uint32_t first, uint32_t n)
         coh_protocols[proto]->unmap(first, n);
 }
 
+void coh_free_local(uint32_t first, uint32_t n)
+{
+    const tsr_protocol *p = coh_protocol_of(first);
+    if (!p || !p->free_local || !p->free_local(first, n))
+        return;
+    detect_set_access(first, n, ACCESS_NONE);
+    region_discard(first, n);
+    for (uint32_t q = first; q < first + n; q++) {
+        region.meta[q].proto = 0;
+        region.meta[q].home = 0;
+        region.meta[q].state = 0;
+    }
+}
+
 void coh_sync_point(void)
 {
     for (size_t i = 1; i < COH_NPROTO; i++)

@@ -24,6 +24,10 @@ void coh_map(uint32_t first, uint32_t n, const tsr_attr *attr);
 /* Hands pages [first, first+n) of an allocation being freed back to its
  * protocol. */
 void coh_unmap(uint32_t first, uint32_t n);
+/* tsr_free_local gave back pages [first, first+n), all of one run of this
+ * node's arena: its protocol may make every node forget them, and then
+ * they belong to no protocol (protocol.h: free_local). */
+void coh_free_local(uint32_t first, uint32_t n);
 /* Collective (every node, before its next lock or barrier): memory this
  * node allocates alone (tsr_malloc) may use `proto` from now on. */
 void coh_prepare_local(tsr_proto_t proto);

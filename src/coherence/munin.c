@@ -178,6 +178,7 @@ static void init(void)
     mu_update_init();
     mu_freeze_init();
     mu_reduce_init();
+    mu_malloc_init();
 }
 
 const tsr_protocol munin_protocol = {
@@ -185,6 +186,9 @@ const tsr_protocol munin_protocol = {
     .init = init,
     .map = mu_map,
     .unmap = mu_unmap,
+    .adopt_run = mu_adopt_run,
+    .adopt = mu_adopt_info,
+    .free_local = mu_free_local,
     .fault = mu_fault,
     .flush = mu_flush,
     .barrier_done = mu_barrier_done,

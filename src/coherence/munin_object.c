@@ -53,6 +53,17 @@ static void setup(uint32_t first, uint32_t n, int annot, unsigned params)
     }
 }
 
+/* Pages [first, first+n) become one object in its starting state. */
+static void describe(uint32_t first, uint32_t n, int annot, unsigned params)
+{
+    for (uint32_t p = first; p < first + n; p++) {
+        memset(&mu[p], 0, sizeof mu[p]);
+        mu[p].first = first;
+        mu[p].npages = n;
+    }
+    setup(first, n, annot, params);
+}
+
 void mu_map(uint32_t first, uint32_t n, const tsr_attr *attr)
 {
     if (cfg.nodes > MUNIN_MAX_NODES)
@@ -64,12 +75,7 @@ void mu_map(uint32_t first, uint32_t n, const tsr_attr *attr)
                                                       : tsr_munin_params(attr->annot);
     if (params > 0xff)
         log_die("tsr_alloc_attr: Munin parameters 0x%x have unknown bits", params);
-    for (uint32_t p = first; p < first + n; p++) {
-        memset(&mu[p], 0, sizeof mu[p]);
-        mu[p].first = first;
-        mu[p].npages = n;
-    }
-    setup(first, n, attr->annot, params);
+    describe(first, n, attr->annot, params);
     if (mu_nobjects == capobjects) {
         capobjects = capobjects ? capobjects * 2 : 64;
         mu_objects = realloc(mu_objects, capobjects * sizeof *mu_objects);
@@ -77,6 +83,17 @@ void mu_map(uint32_t first, uint32_t n, const tsr_attr *attr)
             log_die("out of memory (Munin objects)");
     }
     mu_objects[mu_nobjects++] = (mu_object){first, n};
+}
+
+int mu_adopt(uint32_t first, uint32_t n, int annot, unsigned params)
+{
+    const char *why;
+    if (cfg.nodes > MUNIN_MAX_NODES || annot < TSR_CONVENTIONAL || annot > TSR_ANNOT_PARAMS ||
+        (annot != TSR_ANNOT_PARAMS && params != tsr_munin_params(annot)) ||
+        munin_mech_of(params, &why) < 0)
+        return -1;
+    describe(first, n, annot, params);
+    return 0;
 }
 
 void mu_objects_remove(mu_object *list, uint16_t *tags, uint32_t *count, uint32_t first)
@@ -100,6 +117,7 @@ void mu_unmap(uint32_t first, uint32_t n)
 
 void munin_object(const char *fn, const void *ptr, uint32_t *first, uint32_t *n)
 {
+    mu_learn(ptr);
     uint32_t p = region_contains(ptr) ? page_of(ptr) : 0;
     if (!region_contains(ptr) || !mu[p].npages)
         log_die("%s(%p): not an address in Munin shared memory", fn, ptr);

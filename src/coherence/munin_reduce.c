@@ -96,6 +96,7 @@ static void on_reduce(int src, const tsr_msg_hdr *h, void *payload)
 
 uint64_t munin_reduce(void *addr, tsr_op op, int is_double, uint64_t operand)
 {
+    mu_learn(addr);
     uint32_t p = page_of(addr);
     if (!region_contains(addr) || !mu[p].npages || mu[p].mech != MECH_REDUCTION)
         log_die("tsr_reduce: %p is not in a Munin reduction object", addr);

@@ -27,6 +27,21 @@ typedef struct tsr_protocol {
      * a collective call, but with no barrier: before its next lock or
      * barrier. Those allocations call `map` on their owner only. */
     void (*prepare_local)(void);
+    /* Optional, for the pages a node allocates alone (adopt.c). At their
+     * owner, on its comm thread: the run of pages that another node
+     * adopts with `page` and a word that node needs to set them up (by
+     * default: the pages around `page` kept by this protocol, info 0). */
+    void (*adopt_run)(uint32_t page, uint32_t *first, uint32_t *n, uint16_t *info);
+    /* Optional: at the adopting node, on its comm thread, before the pages
+     * count as allocated, sets them up from `info`. Returns -1 if info is
+     * not a valid word (the answer is rejected). */
+    int (*adopt)(uint32_t first, uint32_t n, int owner, uint16_t info);
+    /* Optional: at the owner, tsr_free_local has given back the whole run
+     * [first, first+n). Returns 1 once every node has forgotten the pages:
+     * they then belong to no protocol, and a later allocation may give
+     * them to any. Without it (or 0), they keep this protocol, and other
+     * nodes' copies stay coherent as the memory is reused. */
+    int (*free_local)(uint32_t first, uint32_t n);
     /* A fault on one of its pages. Runs in the SIGSEGV handler: must be
      * async-signal-safe (no malloc, no stdio, no mutex). is_write is -1
      * where the hardware does not say. */

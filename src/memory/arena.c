@@ -49,9 +49,24 @@ static void arena_open(void)
 
 static uint32_t run_length(uint32_t p) { return span[p] & SMALL ? 1 : span[p] & COUNT; }
 
+/* Where in the free run at p (of span[p] pages) `want` pages fit: its
+ * first page, or UINT32_MAX. With `fresh`, only pages that no protocol
+ * keeps (never allocated, or given back: region.meta's proto is 0). */
+static uint32_t fit(uint32_t p, uint32_t want, int fresh)
+{
+    uint32_t run = 0;
+    for (uint32_t q = p; q < p + span[p]; q++) {
+        run = fresh && region.meta[q].proto ? 0 : run + 1;
+        if (run == want)
+            return q + 1 - want;
+    }
+    return UINT32_MAX;
+}
+
 /* First fit over the runs. Free runs are merged with the free runs that
- * follow them as the walk passes, so a free needs no neighbour search. */
-static uint32_t take_run(uint32_t want)
+ * follow them as the walk passes, so a free needs no neighbour search. A
+ * fit inside a free run leaves free runs before and after it. */
+static uint32_t take_run(uint32_t want, int fresh)
 {
     for (uint32_t p = lo; p < hi; p += run_length(p)) {
         if (span[p] & USED)
@@ -61,12 +76,16 @@ static uint32_t take_run(uint32_t want)
             span[p] += span[next];
             span[next] = 0;
         }
-        if (span[p] < want)
+        uint32_t q = span[p] >= want ? fit(p, want, fresh) : UINT32_MAX;
+        if (q == UINT32_MAX)
             continue;
-        if (span[p] > want)
-            span[p + want] = span[p] - want;
-        span[p] = USED | want;
-        return p;
+        uint32_t end = p + span[p];
+        if (q > p)
+            span[p] = q - p;
+        if (q + want < end)
+            span[q + want] = end - q - want;
+        span[q] = USED | want;
+        return q;
     }
     return UINT32_MAX;
 }
@@ -79,7 +98,7 @@ static void *take_small(size_t bytes, uint32_t *first)
     if (slab == UINT32_MAX || slab_used + size > PAGE_SIZE) {
         if (slab != UINT32_MAX && !(span[slab] & COUNT))
             span[slab] = 1;
-        slab = take_run(1);
+        slab = take_run(1, 0);
         if (slab == UINT32_MAX)
             return NULL;
         span[slab] = USED | SMALL;
@@ -92,15 +111,15 @@ static void *take_small(size_t bytes, uint32_t *first)
     return ptr;
 }
 
-void *arena_alloc(size_t bytes, uint32_t *first, uint32_t *n)
+void *arena_alloc(size_t bytes, int whole_fresh, uint32_t *first, uint32_t *n)
 {
     arena_open();
-    if (bytes <= ARENA_SMALL_MAX) {
+    if (bytes <= ARENA_SMALL_MAX && !whole_fresh) {
         *n = 1;
         return take_small(bytes ? bytes : 1, first);
     }
-    size_t pages = (bytes + PAGE_SIZE - 1) >> PAGE_SHIFT;
-    uint32_t p = pages <= hi - lo ? take_run((uint32_t)pages) : UINT32_MAX;
+    size_t pages = bytes ? (bytes + PAGE_SIZE - 1) >> PAGE_SHIFT : 1;
+    uint32_t p = pages <= hi - lo ? take_run((uint32_t)pages, whole_fresh) : UINT32_MAX;
     if (p == UINT32_MAX)
         return NULL;
     *first = p;
@@ -108,7 +127,7 @@ void *arena_alloc(size_t bytes, uint32_t *first, uint32_t *n)
     return page_app(p);
 }
 
-int arena_free(void *ptr)
+int arena_free(void *ptr, uint32_t *first, uint32_t *n)
 {
     if (!span || !region_contains(ptr))
         return -1;
@@ -116,10 +135,13 @@ int arena_free(void *ptr)
     size_t offset = (size_t)((char *)ptr - page_app(p));
     if (p < lo || p >= hi || !(span[p] & USED))
         return -1;
+    *first = p;
+    *n = 0;
     if (!(span[p] & SMALL)) {
         if (offset)
             return -1;
         span[p] &= COUNT;
+        *n = span[p];
         return 0;
     }
     if (offset % SMALL_ALIGN || !(span[p] & COUNT))

@@ -28,10 +28,14 @@ int arena_owner(uint32_t page);
 
 /* Allocates `bytes` in this node's arena. Returns the address, and sets
  * [*first, *first + *n) to the pages it lies in; NULL when the arena has
- * no room. */
-void *arena_alloc(size_t bytes, uint32_t *first, uint32_t *n);
+ * no room. With `whole_fresh`, the memory has pages of its own, none of
+ * them kept by a protocol yet (region.meta's proto 0): an allocation that
+ * sets up its pages for a protocol of its choice (a Munin object). */
+void *arena_alloc(size_t bytes, int whole_fresh, uint32_t *first, uint32_t *n);
 /* Frees what arena_alloc returned: 0, or -1 if ptr is not such an address
- * of this node's arena (or was freed already, for page-sized ones). */
-int arena_free(void *ptr);
+ * of this node's arena (or was freed already, for page-sized ones). Sets
+ * [*first, *first + *n) to the run of pages given back (*n is 0 for a
+ * small object: its page is shared). */
+int arena_free(void *ptr, uint32_t *first, uint32_t *n);
 
 #endif

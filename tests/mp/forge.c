@@ -22,6 +22,7 @@
 #include "coherence/protocol.h"
 #include "sync/collective.h"
 #include "coherence/outbox.h"
+#include "memory/arena.h"
 #include "memory/region.h"
 #include "tessera_munin.h"
 #include "transport/request.h"
@@ -84,6 +85,12 @@ static void forge_all(uint32_t home0, uint32_t home1)
     forge('r', MSG_WHERE, 0, 0, 0, 300);
     forge('r', MSG_ADOPT_REQ, home0, 0, 0, 0);                   /* outside the arena */
     forge('d', MSG_ADOPT_REP, home0, NOBODY, 1, 0);
+    uint32_t arena1, arena1_end;
+    arena_bounds(1, &arena1, &arena1_end);
+    forge('r', MSG_MU_FORGET, home0, 0, 1, 0);                   /* not the sender's arena */
+    forge('r', MSG_MU_FORGET, arena1, 0, 0, 0);                  /* no pages */
+    forge('r', MSG_MU_FORGET, arena1, 0, arena1_end - arena1 + 1, 0); /* past its arena */
+    forge('d', MSG_MU_FORGET_ACK, 0, NOBODY, 0, 0);
     forge('r', MSG_DISTRIBUTE, 0, 0, 0, 8);                      /* no TreadMarks here */
     forge('r', MSG_DISTRIBUTE_ACK, 0, NOBODY, 0, 0);
     am_send(0, MSG_ECHO_REQ, 0, NOBODY, 0, NULL, 0); /* valid: its reply is dropped here */

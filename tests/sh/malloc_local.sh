@@ -16,6 +16,10 @@ for n in 1 2 3 4; do
 done
 run "the same with TSR_PROTO=lrc TSR_DETECT=uffd (-n 4)" \
     env TSR_PROTO=lrc TSR_DETECT=uffd $TSRUN -n 4 $B/tests/mp/malloc_local
+# Munin objects allocated alone (tests/mp/munin_malloc.c, in the matrix's
+# munin set) beside TreadMarks' protocol, whose locks carry both payloads.
+run "Munin objects allocated alone, in a TSR_PROTO=lrc job (-n 3)" \
+    env TSR_PROTO=lrc $TSRUN -n 3 $B/tests/mp/munin_malloc
 for n in 1 2 4; do
     expect_fail "access to an unallocated arena address names it (-n $n)" \
         "access to 0x[0-9a-f]* in node $((n - 1))'s tsr_malloc arena, which node $((n - 1)) has not allocated" \
@@ -24,6 +28,14 @@ done
 expect_fail "tsr_free_local by another node names the allocator" \
     "tsr_free_local(0x[0-9a-f]*): node 2 allocated it, and only that node may free it" \
     $TSRUN -n 3 $B/tests/mp/malloc_err foreign_free
+expect_fail "a Munin object bound to a lock cannot be freed" \
+    "tsr_free_local(0x[0-9a-f]*): the object is bound to lock 5 (tsr_hint_lock_data)" \
+    $TSRUN -n 3 $B/tests/mp/malloc_err bound_free
+expect_fail "tsr_malloc_attr refuses TreadMarks' protocol in a home-based job" \
+    "keeps this node's own allocations only when the whole job chose it" \
+    $TSRUN -n 2 $B/tests/mp/malloc_err lrc_attr
+expect_fail "tsr_malloc_attr refuses no attributes" "tsr_malloc_attr(64, NULL): no attributes" \
+    $TSRUN -n 2 $B/tests/mp/malloc_err null_attr
 expect_fail "a full arena names TSR_MALLOC_MEMORY" "has no room for it; raise TSR_MALLOC_MEMORY" \
     $TSRUN -n 2 $B/tests/mp/malloc_err full
 expect_fail "bad TSR_MALLOC_MEMORY" "TSR_MALLOC_MEMORY='lots' is not a size" \
