@@ -77,7 +77,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         "(not only Nautilus' three at the largest), for choosing the default "
                         "write detection")
     p.add_argument("--name", help="results base name (default: quick or full)")
-    p.add_argument("--timeout", type=float, help="seconds per run (default 300 full, 60 quick)")
+    p.add_argument("--timeout", type=float, help="seconds per run (default 1500 full: SOR under TSR_PROTO=lrc takes minutes; 60 quick)")
     p.add_argument("--budget", type=float,
                    help="seconds for the whole sweep: after the first repetition, no run is "
                         "started that would end past it (default 150 quick, none full)")
@@ -102,7 +102,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     if args.reps is None:
         args.reps = 2 if args.quick else 3
     if args.timeout is None:
-        args.timeout = 60.0 if args.quick else 300.0
+        args.timeout = 60.0 if args.quick else 1500.0
     if args.budget is None and args.quick:
         args.budget = 150.0
     args.nodes = parse_int_list(args.nodes, "--nodes")

@@ -39,6 +39,8 @@ enum lrc_state { L_READ = 0, L_WRITE, L_INVALID, L_REP };
 void *lrc_alloc(size_t n);
 void lrc_free(void *p);
 size_t lrc_bytes(void);
+/* The bytes lrc_alloc counted for block p. */
+size_t lrc_size(const void *p);
 void lrc_mem_init(void);
 
 /* ---- lrc_interval.c ----------------------------------------------------- */
@@ -113,6 +115,10 @@ uint32_t lrc_own_index(void);
  * others_later (nodes that will collect only at the barrier they wait in),
  * at the one after that barrier's. */
 void lrc_collect(int others_later);
+/* Whether this node asks for a collection (in its barrier arrival, or for
+ * a round): its memory past half of TSR_LRC_GC_BYTES, not counting the own
+ * diffs that the next barrier or round frees anyway (lrc.c). */
+int lrc_gc_due(void);
 void lrc_rounds_init(void);
 /* A collection happened: the next time this node passes half the bound it
  * asks for a round again. */
@@ -141,6 +147,8 @@ void lrc_validate_all(void);
 /* Frees this node's diffs of intervals up to `index` (GC, once every node
  * has validated its pages). */
 void lrc_diffs_collect(uint32_t index);
+/* The bytes of this node's diffs that lrc_diffs_collect(index) frees. */
+size_t lrc_own_diff_bytes(uint32_t index);
 /* Forgets pages [first, first+n): they are being freed or mapped anew. */
 void lrc_forget(uint32_t first, uint32_t n);
 /* Replicated sections (tsr_protocol.replicate_begin/end). */

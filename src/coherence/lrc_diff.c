@@ -433,6 +433,19 @@ void lrc_diffs_collect(uint32_t index)
     nowned = kept;
 }
 
+size_t lrc_own_diff_bytes(uint32_t index)
+{
+    size_t bytes = 0;
+    for (uint32_t i = 0; i < nowned; i++) {
+        lock_diffs();
+        for (const lrc_diff *d = own[owned[i]]; d; d = d->next)
+            if (d->last <= index)
+                bytes += lrc_size(d);
+        unlock_diffs();
+    }
+    return bytes;
+}
+
 void lrc_forget(uint32_t first, uint32_t n)
 {
     for (uint32_t p = first; p < first + n; p++) {

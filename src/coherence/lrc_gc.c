@@ -258,7 +258,7 @@ void lrc_sync_point(void)
 {
     if (!lrc_active)
         return;
-    if (!asked && lrc_bytes() > cfg.lrc_gc_bytes / 2) {
+    if (!asked && lrc_gc_due()) {
         asked = 1;
         am_send(ROOT, MSG_LRC_GC_ASK, 0, 0, 0, NULL, 0);
     }

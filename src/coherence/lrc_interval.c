@@ -361,7 +361,7 @@ void lrc_barrier_arrival(pbuf *out)
 {
     if (!lrc_active)
         return;
-    uint32_t gc = lrc_bytes() > cfg.lrc_gc_bytes / 2;
+    uint32_t gc = (uint32_t)lrc_gc_due();
     pbuf_put(out, &gc, sizeof gc);
     pbuf_put(out, vt, vt_bytes());
     pthread_mutex_lock(&logs_mutex);

@@ -87,6 +87,8 @@ void *lrc_alloc(size_t n)
     return (char *)b + HDR;
 }
 
+size_t lrc_size(const void *p) { return ((const block *)((const char *)p - HDR))->size; }
+
 void lrc_free(void *p)
 {
     if (!p)
