@@ -25,9 +25,6 @@
 
 STATS_COUNTER(lrc_collections, "LRC: garbage collections, at barriers or in rounds");
 
-/* Own diffs up to this interval are freed at the next barrier (0: none). */
-static uint32_t collect_own;
-
 static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 {
     lrc_active = 1;
@@ -40,23 +37,12 @@ static void unmap(uint32_t first, uint32_t n) { lrc_forget(first, n); }
 
 static void flush(uint32_t *sent) { lrc_close_interval(); }
 
-/* Own diffs up to collect_own can go once every node has finished the
- * collection that set it: at the next barrier, or at the next collection
- * round (every node joins one only after finishing the last). */
-static void free_own_diffs(void)
-{
-    if (collect_own) {
-        lrc_diffs_collect(collect_own);
-        collect_own = 0;
-    }
-}
-
 void lrc_collect(int others_later)
 {
-    free_own_diffs();
+    lrc_diffs_free_retired(); /* every node joins a round only after finishing the last */
     lrc_validate_all();
     lrc_interval_collect();
-    collect_own = others_later ? 0 : lrc_own_index();
+    lrc_diffs_retire(others_later ? 0 : lrc_own_index());
     lrc_rounds_collected();
     COUNTER_ADD(lrc_collections, 1);
 }
@@ -71,17 +57,13 @@ void lrc_collect(int others_later)
  * requests where 50 thousand do). */
 int lrc_gc_due(void)
 {
-    size_t half = cfg.lrc_gc_bytes / 2, bytes = lrc_bytes();
-    if (bytes > half && collect_own) {
-        size_t retiring = lrc_own_diff_bytes(collect_own);
-        bytes = retiring < bytes ? bytes - retiring : 0;
-    }
-    return bytes > half;
+    size_t bytes = lrc_bytes(), retiring = lrc_diffs_retiring();
+    return (retiring < bytes ? bytes - retiring : 0) > cfg.lrc_gc_bytes / 2;
 }
 
 static void barrier_done(void)
 {
-    free_own_diffs();
+    lrc_diffs_free_retired();
     if (lrc_gc_requested())
         lrc_collect(0);
 }

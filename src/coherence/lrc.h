@@ -144,11 +144,15 @@ void lrc_notice(uint32_t page, const lrc_interval *iv);
 void lrc_written(uint32_t page, uint32_t index);
 /* Brings every page invalidated since the last call up to date (GC). */
 void lrc_validate_all(void);
-/* Frees this node's diffs of intervals up to `index` (GC, once every node
- * has validated its pages). */
-void lrc_diffs_collect(uint32_t index);
-/* The bytes of this node's diffs that lrc_diffs_collect(index) frees. */
-size_t lrc_own_diff_bytes(uint32_t index);
+/* A collection covered this node's intervals up to `index` (0: it keeps
+ * them for a later one): its diffs of them stay while other nodes may
+ * still ask for them, until lrc_diffs_free_retired. */
+void lrc_diffs_retire(uint32_t index);
+/* Every node has finished the collection (GC: at the next barrier, or the
+ * next round): frees the diffs retired by it. */
+void lrc_diffs_free_retired(void);
+/* The bytes of the retired diffs, those made since included. */
+size_t lrc_diffs_retiring(void);
 /* Forgets pages [first, first+n): they are being freed or mapped anew. */
 void lrc_forget(uint32_t first, uint32_t n);
 /* Replicated sections (tsr_protocol.replicate_begin/end). */

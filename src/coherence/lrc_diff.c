@@ -91,6 +91,13 @@ static uint32_t *owned, nowned; /* pages with a pending diff or diffs of this no
 static uint8_t *stale_listed;   /* per page: on the `stale` list */
 static uint32_t *stale, nstale; /* pages invalidated since the last collection */
 static atomic_flag diff_busy = ATOMIC_FLAG_INIT;
+/* Own diffs of intervals up to retire_index (0: none) are kept only for
+ * the nodes still validating after the last collection, and go at the
+ * next barrier or round; retiring counts their bytes, including those
+ * made as those nodes ask. Both under diff_busy; retiring is read
+ * without it. */
+static uint32_t retire_index;
+static _Atomic size_t retiring;
 static uint8_t scratch[DIFF_MAX]; /* under diff_busy */
 
 static void lock_diffs(void)
@@ -115,6 +122,8 @@ static void make_diff(uint32_t p)
     *d = (lrc_diff){own[p], (uint32_t)cfg.node, pend_first[p], pend_last[p], (uint32_t)len, 0};
     memcpy(d->bytes, scratch, len);
     own[p] = d;
+    if (d->last <= retire_index)
+        atomic_fetch_add(&retiring, lrc_size(d));
     pend_first[p] = pend_last[p] = 0;
     if (writing)
         memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
@@ -407,7 +416,8 @@ static void on_diff_rep(int src, const tsr_msg_hdr *h, void *payload)
 
 /* ---- Collection ----------------------------------------------------------- */
 
-void lrc_diffs_collect(uint32_t index)
+/* Frees this node's diffs of intervals up to `index`. */
+static void diffs_collect(uint32_t index)
 {
     uint32_t kept = 0;
     for (uint32_t i = 0; i < nowned; i++) {
@@ -433,18 +443,33 @@ void lrc_diffs_collect(uint32_t index)
     nowned = kept;
 }
 
-size_t lrc_own_diff_bytes(uint32_t index)
+void lrc_diffs_free_retired(void)
+{
+    if (!retire_index)
+        return;
+    diffs_collect(retire_index);
+    lock_diffs();
+    retire_index = 0;
+    atomic_store(&retiring, 0);
+    unlock_diffs();
+}
+
+/* The walk holds diff_busy throughout, so that a diff made meanwhile is
+ * counted once: here, or by make_diff once the index is set. */
+void lrc_diffs_retire(uint32_t index)
 {
     size_t bytes = 0;
-    for (uint32_t i = 0; i < nowned; i++) {
-        lock_diffs();
+    lock_diffs();
+    retire_index = index;
+    for (uint32_t i = 0; index && i < nowned; i++)
         for (const lrc_diff *d = own[owned[i]]; d; d = d->next)
             if (d->last <= index)
                 bytes += lrc_size(d);
-        unlock_diffs();
-    }
-    return bytes;
+    atomic_store(&retiring, bytes);
+    unlock_diffs();
 }
+
+size_t lrc_diffs_retiring(void) { return atomic_load(&retiring); }
 
 void lrc_forget(uint32_t first, uint32_t n)
 {
