@@ -41,7 +41,7 @@ static void map_new_pages(uint32_t first, uint32_t n, tsr_proto_t proto)
     }
 }
 
-static void *arena_take(const char *fn, size_t bytes, int whole_fresh, uint32_t *first,
+static void *take_pages(const char *fn, size_t bytes, int whole_fresh, uint32_t *first,
                         uint32_t *n)
 {
     guard_check(fn);
@@ -62,7 +62,7 @@ static void *arena_take(const char *fn, size_t bytes, int whole_fresh, uint32_t 
 void *tsr_malloc(size_t bytes)
 {
     uint32_t first, n;
-    void *ptr = arena_take("tsr_malloc", bytes, 0, &first, &n);
+    void *ptr = take_pages("tsr_malloc", bytes, 0, &first, &n);
     map_new_pages(first, n, local_proto);
     return ptr;
 }
@@ -72,7 +72,7 @@ void *tsr_malloc(size_t bytes)
 static void *munin_object_alloc(size_t bytes, const tsr_attr *attr)
 {
     uint32_t first, n;
-    void *ptr = arena_take("tsr_malloc_attr", bytes, 1, &first, &n);
+    void *ptr = take_pages("tsr_malloc_attr", bytes, 1, &first, &n);
     tsr_attr a = *attr;
     a.home = TSR_HOME_NODE;
     a.home_node = cfg.node;
@@ -100,7 +100,7 @@ void *tsr_malloc_attr(size_t bytes, const tsr_attr *attr)
         log_die("tsr_malloc_attr(%zu): unknown protocol %d", bytes, (int)attr->proto);
     }
     uint32_t first, n;
-    void *ptr = arena_take("tsr_malloc_attr", bytes, 0, &first, &n);
+    void *ptr = take_pages("tsr_malloc_attr", bytes, 0, &first, &n);
     map_new_pages(first, n, attr->proto);
     return ptr;
 }

@@ -75,7 +75,7 @@ static int adopt_run(uint32_t first, uint32_t n, int owner, uint8_t proto, uint1
                 return 0; /* the protocol's run (a Munin object) is adopted whole */
         for (uint32_t q = first; q < first + n; q++)
             region.meta[q].home = (uint16_t)owner;
-        if (p->adopt(first, n, owner, info))
+        if (p->adopt(first, n, info))
             return -1;
     }
     for (uint32_t q = first; q < first + n; q++)

@@ -171,20 +171,23 @@ extern mu_object *mu_objects;
 extern uint32_t mu_nobjects;
 void mu_map(uint32_t first, uint32_t n, const tsr_attr *attr);
 void mu_unmap(uint32_t first, uint32_t n);
-/* Another node's object of pages [first, first+n) (tsr_malloc_attr), met
- * here for the first time: set up as its manager's, with no copy here.
- * Returns -1 if (annot, params) is no valid annotation. Comm thread. */
-int mu_adopt(uint32_t first, uint32_t n, int annot, unsigned params);
+/* tsr_protocol's adopt_run, at the manager of an object one node
+ * allocated alone (tsr_malloc_attr): the object, and its annotation and
+ * parameters as one word. */
+void mu_adopt_run(uint32_t page, uint32_t *first, uint32_t *n, uint16_t *info);
+/* tsr_protocol's adopt: another node's object of pages [first, first+n),
+ * met here for the first time, set up as its manager's with no copy here.
+ * Returns -1 if the word is no valid annotation. Comm thread. */
+int mu_adopt(uint32_t first, uint32_t n, uint16_t info);
 /* Removes the object starting at `first` from list (and its tag from tags). */
 void mu_objects_remove(mu_object *list, uint16_t *tags, uint32_t *count, uint32_t first);
 
-/* munin_malloc.c: tsr_protocol's adopt_run, adopt and free_local. */
+/* munin_malloc.c */
 void mu_malloc_init(void);
 /* Application thread: if ptr lies in another node's object not met here
  * yet, adopts it (a hint or Fetch_and_Phi may come before any fault). */
 void mu_learn(const void *ptr);
-void mu_adopt_run(uint32_t page, uint32_t *first, uint32_t *n, uint16_t *info);
-int mu_adopt_info(uint32_t first, uint32_t n, int owner, uint16_t info);
+/* tsr_protocol's free_local: every node forgets the object. */
 int mu_free_local(uint32_t first, uint32_t n);
 
 #endif

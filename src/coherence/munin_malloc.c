@@ -25,19 +25,6 @@
 #include "memory/arena.h"
 #include "util/log.h"
 
-void mu_adopt_run(uint32_t page, uint32_t *first, uint32_t *n, uint16_t *info)
-{
-    *first = mu[page].first;
-    *n = mu[page].npages;
-    *info = (uint16_t)(mu[page].annot | mu[page].params << 8);
-}
-
-int mu_adopt_info(uint32_t first, uint32_t n, int owner, uint16_t info)
-{
-    (void)owner; /* region.meta's home is set already */
-    return mu_adopt(first, n, info & 0xff, info >> 8);
-}
-
 void mu_learn(const void *ptr)
 {
     if (region_contains(ptr) && !region.meta[page_of(ptr)].proto)
@@ -63,8 +50,8 @@ int mu_free_local(uint32_t first, uint32_t n)
 }
 
 /* What is wrong with a request to forget [first, first+n), NULL if
- * nothing: the pages must lie in the sender's arena, and those this node
- * adopted must be that one object of the sender's. */
+ * nothing: the pages must lie in the sender's arena, and either none was
+ * adopted here or all are that one object of the sender's. */
 static const char *bad_forget(int src, uint64_t first, uint64_t n)
 {
     uint32_t lo, hi;
@@ -89,16 +76,17 @@ static void on_forget(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "%s", why);
         return;
     }
-    for (uint32_t p = (uint32_t)first; p < first + n; p++) {
-        if (!region.meta[p].proto)
-            continue;
-        if (has_flag(p, F_QUEUED))
-            log_die_status(1, "node %d freed its object at %p (tsr_free_local) while this node "
-                           "had written it since its last release: a data race",
-                           src, (void *)page_app((uint32_t)first));
-        mu_set_access(p, 1, A_NONE);
-        memset(&mu[p], 0, sizeof mu[p]);
-        region.meta[p].proto = 0;
+    uint32_t p0 = (uint32_t)first, count = (uint32_t)n;
+    if (region.meta[p0].proto) { /* adopted here: whole, as adopt.c adopts an object */
+        for (uint32_t p = p0; p < p0 + count; p++)
+            if (has_flag(p, F_QUEUED))
+                log_die_status(1, "node %d freed its object at %p (tsr_free_local) while this "
+                               "node had written it since its last release: a data race", src,
+                               (void *)page_app(p0));
+        mu_set_access(p0, count, A_NONE);
+        memset(&mu[p0], 0, (size_t)count * sizeof *mu);
+        for (uint32_t p = p0; p < p0 + count; p++)
+            region.meta[p].proto = 0;
     }
     am_send(src, MSG_MU_FORGET_ACK, 0, h->arg[1], 0, NULL, 0);
 }

@@ -85,8 +85,19 @@ void mu_map(uint32_t first, uint32_t n, const tsr_attr *attr)
     mu_objects[mu_nobjects++] = (mu_object){first, n};
 }
 
-int mu_adopt(uint32_t first, uint32_t n, int annot, unsigned params)
+/* The word another node adopts an object with: its annotation, and its
+ * parameters above. */
+void mu_adopt_run(uint32_t page, uint32_t *first, uint32_t *n, uint16_t *info)
 {
+    *first = mu[page].first;
+    *n = mu[page].npages;
+    *info = (uint16_t)(mu[page].annot | mu[page].params << 8);
+}
+
+int mu_adopt(uint32_t first, uint32_t n, uint16_t info)
+{
+    int annot = info & 0xff;
+    unsigned params = info >> 8;
     const char *why;
     if (cfg.nodes > MUNIN_MAX_NODES || annot < TSR_CONVENTIONAL || annot > TSR_ANNOT_PARAMS ||
         (annot != TSR_ANNOT_PARAMS && params != tsr_munin_params(annot)) ||

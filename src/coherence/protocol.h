@@ -33,9 +33,9 @@ typedef struct tsr_protocol {
      * default: the pages around `page` kept by this protocol, info 0). */
     void (*adopt_run)(uint32_t page, uint32_t *first, uint32_t *n, uint16_t *info);
     /* Optional: at the adopting node, on its comm thread, before the pages
-     * count as allocated, sets them up from `info`. Returns -1 if info is
+     * count as allocated (their home is set), sets them up from `info`. Returns -1 if info is
      * not a valid word (the answer is rejected). */
-    int (*adopt)(uint32_t first, uint32_t n, int owner, uint16_t info);
+    int (*adopt)(uint32_t first, uint32_t n, uint16_t info);
     /* Optional: at the owner, tsr_free_local has given back the whole run
      * [first, first+n). Returns 1 once every node has forgotten the pages:
      * they then belong to no protocol, and a later allocation may give
