@@ -42,7 +42,9 @@ MPI_IMPLS = ("mpi-shm", "mpi-tcp")
 #   tessera-uffd   the default with access detection by userfaultfd, and so
 #                  exact home write detection, against SIGSEGV (TSR_DETECT)
 #   tessera-shm    the default over the shared-memory transport, against TCP
-#                  (TSR_TRANSPORT): the backend column
+#                  (TSR_TRANSPORT): the backend column, and what tsrun
+#                  gives a one-host job by default (auto); the other
+#                  variants name tcp so that they compare with earlier runs
 #   tessera-udp    the default over UDP with Tessera's own reliability
 TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv", "tcp", "hlrc"),
                  "tessera-v": ("all", [], "segv", "tcp", "hlrc"),

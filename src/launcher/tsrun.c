@@ -155,12 +155,15 @@ static void on_interrupt(int sig)
 static int rings_fd = -1;
 
 /* Makes the rings once, for every node to inherit, when TSR_TRANSPORT may
- * choose them and every node is on this host. The nodes judge the
- * variable's value; tsrun only looks for the two that use the rings. */
+ * choose them (shm, or auto, the default) and every node is on this host.
+ * The nodes judge the variable's value; tsrun only looks for the values
+ * that use the rings. */
 static void make_rings(void)
 {
     const char *t = getenv("TSR_TRANSPORT");
-    if (!t || opt.n == 1 || (strcmp(t, "shm") && strcmp(t, "auto")))
+    if (!t || !*t)
+        t = "auto";
+    if (opt.n == 1 || (strcmp(t, "shm") && strcmp(t, "auto")))
         return;
     for (int i = 0; i < opt.n; i++)
         if (remote_host(i)) {

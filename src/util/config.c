@@ -245,7 +245,7 @@ void config_load(void)
     cfg.stall_abort_s = (unsigned)env_long("TSR_STALL_ABORT", 0, 0, 86400);
     cfg.malloc_memory = env_size("TSR_MALLOC_MEMORY", cfg.memory / 4, 0, cfg.memory - 1,
                                  "below TSR_MEMORY");
-    cfg.transport = (transport_t)env_choice("TSR_TRANSPORT", transport, TRANSPORT_TCP);
+    cfg.transport = (transport_t)env_choice("TSR_TRANSPORT", transport, TRANSPORT_AUTO);
     cfg.multicast = (multicast_t)env_choice("TSR_MULTICAST", multicast, MULTICAST_TREE);
     load_faults();
     cfg.heartbeat_s = (unsigned)env_long("TSR_HEARTBEAT", 5, 0, 3600);

@@ -16,8 +16,9 @@ expect_fail "transport/TSR_HEARTBEAT=-1 refused" "TSR_HEARTBEAT='-1' is not an i
 expect_fail "transport/TSR_SHM_FD=x refused" "TSR_SHM_FD='x' is not an integer" \
     env TSR_SHM_FD=x $P 1
 
-# Which backend each setting gives, as TSR_VERBOSE reports it.
-for pair in tcp:tcp shm:shm udp:udp auto:shm :tcp; do
+# Which backend each setting gives, as TSR_VERBOSE reports it (unset is
+# auto: every node on this host, so shm).
+for pair in tcp:tcp shm:shm udp:udp auto:shm :shm; do
     want=${pair#*:} set=${pair%%:*}
     expect_ok "transport/TSR_TRANSPORT=${set:-unset} runs over $want" "transport: $want" \
         env TSR_TRANSPORT=$set TSR_VERBOSE=1 $TSRUN -n 2 $P
