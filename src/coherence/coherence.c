@@ -120,6 +120,22 @@ void coh_barrier_release(uint32_t *sent)
 
 uint32_t coh_epoch(void) { return epoch; }
 
+uint32_t coh_mc_section(void)
+{
+    return cfg.multicast != MULTICAST_OFF && cfg.nodes > 2 ? epoch + 1 : 0;
+}
+
+int coh_mc_current(uint32_t mine, uint64_t s)
+{
+    return mine ? s == mine : s == (uint64_t)epoch + 1 || s == (uint64_t)epoch + 2;
+}
+
+uint32_t coh_mc_asked(uint32_t mine, uint64_t arg0)
+{
+    uint32_t s = (uint32_t)(arg0 >> 32);
+    return s && coh_mc_current(mine, s) ? s : 0;
+}
+
 void coh_counted_arrival(uint32_t e) { waiter_done(&counted[e & 1]); }
 
 int coh_barrier_done(const void *departure, size_t len, uint32_t expected)

@@ -200,7 +200,7 @@ static void range(uint32_t first, uint32_t n, uint32_t stride, int is_write)
 {
     for (uint32_t i = 0; i < n;) {
         uint32_t p = first + i * stride, got = 0;
-        if (region.meta[p].state == INVALID && !hlrc_mc_single()) {
+        if (region.meta[p].state == INVALID && !hlrc_mc_section()) {
             got = hlrc_fetch_run(p, n - i, stride);
             region.meta[p].state = READ;
             detect_set_access(p, 1, ACCESS_READ);

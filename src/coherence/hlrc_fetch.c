@@ -61,7 +61,7 @@ static unsigned stream_for(uint32_t p)
  * predicts, as long as they are invalid and have the same home. */
 static fetch_run plan_fetch(uint32_t p)
 {
-    if (hlrc_mc_single())
+    if (hlrc_mc_section())
         return (fetch_run){p, 1, 1};
     unsigned s = stream_for(p);
     if (streams[s].window > cfg.fetch_ahead)
@@ -90,7 +90,8 @@ static void fetch_run_of(fetch_run r)
     double t0 = now_s();
     int home = region.meta[p].home;
     waiter_init_taken(&fw.w);
-    am_post(home, &m, MSG_PAGE_REQ, p, req_open(home, MSG_PAGE_REP, &fw),
+    am_post(home, &m, MSG_PAGE_REQ, p | (uint64_t)hlrc_mc_section() << 32,
+            req_open(home, MSG_PAGE_REP, &fw),
             r.n | (uint64_t)r.stride << 32, NULL, 0);
     waiter_wait(&fw.w);
     for (uint32_t i = 1; i < r.n; i++)
@@ -182,7 +183,7 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
     }
     mark_copied(&r);
     am_send(src, MSG_PAGE_REP, r.first, h->arg[1], h->arg[2], rep, len);
-    hlrc_mc_push(src, &r, rep, len);
+    hlrc_mc_push(src, h, &r, rep, len);
     free(rep);
 }
 

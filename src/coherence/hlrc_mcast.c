@@ -14,6 +14,13 @@
  * empty reply, "it is on its way", and waits for it. So the home sends
  * each page's bytes once per section, whoever asks first.
  *
+ * Each request names the section its node is in (MSG_PAGE_REQ), and the
+ * home multicasts for that section, and tells "on its way", only if it is
+ * the home's own section or the next (coh_mc_asked): a requester may
+ * begin a section before the home, which serves it all the same, and a
+ * requester that has left the section may ask before the home has noticed
+ * its end, and must then get the page itself.
+ *
  * Since a requester may then wait for nothing else, no push may be lost:
  * one can arrive before this node has begun the section, even before the
  * join's notices have invalidated the page. A push is therefore kept in
@@ -25,7 +32,6 @@
  * request names and the pages already sent never partly overlap.
  */
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "coherence/hlrc.h"
@@ -69,13 +75,7 @@ void hlrc_mc_init(void)
     mc_allow(MSG_PAGE_PUSH);
 }
 
-/* Sections are numbered by the epoch of the barrier that opened them,
- * plus one so that 0 means "off". */
-void hlrc_mc_begin(void)
-{
-    if (cfg.multicast != MULTICAST_OFF && cfg.nodes > 2)
-        atomic_store(&section, coh_epoch() + 1);
-}
+void hlrc_mc_begin(void) { atomic_store(&section, coh_mc_section()); }
 
 void hlrc_mc_end(void)
 {
@@ -88,7 +88,7 @@ void hlrc_mc_end(void)
     nsent = 0;
 }
 
-int hlrc_mc_single(void) { return atomic_load(&section) != 0; }
+uint32_t hlrc_mc_section(void) { return atomic_load(&section); }
 
 /* Copies a kept page in (the application thread, at its fault). */
 static int take(uint32_t p)
@@ -106,28 +106,22 @@ int hlrc_mc_take(uint32_t p) { return atomic_load(&section) && take(p); }
 
 int hlrc_mc_answered(int src, const tsr_msg_hdr *h, const fetch_run *r)
 {
-    if (!atomic_load(&section) || r->n != 1 || !sent[r->first])
+    if (!coh_mc_asked(atomic_load(&section), h->arg[0]) || r->n != 1 || !sent[r->first])
         return 0;
     am_send(src, MSG_PAGE_REP, r->first, h->arg[1], h->arg[2], NULL, 0);
     return 1;
 }
 
-void hlrc_mc_push(int requester, const fetch_run *r, const void *rep, size_t len)
+void hlrc_mc_push(int requester, const tsr_msg_hdr *h, const fetch_run *r, const void *rep,
+                  size_t len)
 {
-    uint32_t s = atomic_load(&section);
+    uint32_t s = coh_mc_asked(atomic_load(&section), h->arg[0]);
     if (!s || r->n != 1 || sent[r->first])
         return;
-    int *dests = malloc((size_t)cfg.nodes * sizeof *dests), n = 0;
-    if (!dests)
-        log_die_status(1, "out of memory (multicast)");
-    for (int node = 0; node < cfg.nodes; node++)
-        if (node != cfg.node && node != requester)
-            dests[n++] = node;
     sent[r->first] = 1;
     sent_list[nsent++] = r->first;
-    mc_send(dests, n, MSG_PAGE_PUSH, r->first, s, 0, rep, len);
+    mc_send_others(requester, MSG_PAGE_PUSH, r->first, s, 0, rep, len);
     COUNTER_ADD(pages_multicast, 1);
-    free(dests);
 }
 
 int hlrc_mc_await(const tsr_msg_hdr *h, fetch_wait *fw)
@@ -142,15 +136,6 @@ int hlrc_mc_await(const tsr_msg_hdr *h, fetch_wait *fw)
     return 1;
 }
 
-/* Whether a push belongs to this node's section, or to the next one when
- * this node has not begun it yet (its barrier may be leaving, coh_epoch
- * about to count it): a copy from an earlier section is stale. */
-static int current(uint64_t s)
-{
-    uint32_t mine = atomic_load(&section), e = coh_epoch();
-    return mine ? s == mine : s == (uint64_t)e + 1 || s == (uint64_t)e + 2;
-}
-
 /* A page the home multicast, kept for the fault (or handed to the fetch
  * that waits for it). */
 static void on_push(int src, const tsr_msg_hdr *h, void *payload)
@@ -161,7 +146,7 @@ static void on_push(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "a page not home-based and homed at the sender, or not one page");
         return;
     }
-    if (!current(h->arg[1]) || atomic_load(&pushed[p]))
+    if (!coh_mc_current(atomic_load(&section), h->arg[1]) || atomic_load(&pushed[p]))
         return;
     uint32_t v;
     memcpy(&v, payload, 4);

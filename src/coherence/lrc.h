@@ -27,6 +27,8 @@
 #include <stdint.h>
 
 #include "coherence/payload.h"
+#include "transport/transport.h"
+#include "transport/wait.h"
 
 /* L_REP: written in a replicated section, no twin, no notice (lrc_diff.c). */
 enum lrc_state { L_READ = 0, L_WRITE, L_INVALID, L_REP };
@@ -135,6 +137,34 @@ void lrc_round_barrier_departure(void);
 
 /* ---- lrc_diff.c --------------------------------------------------------- */
 
+/* A diff of this node's (own), received for a fault, or multicast and
+ * kept (lrc_mcast.c): the writes of `writer`'s intervals first..last. */
+typedef struct lrc_diff {
+    struct lrc_diff *next;
+    uint32_t writer, first, last, len;
+    int applied;
+    uint8_t bytes[];
+} lrc_diff;
+
+/* A write notice not applied yet. */
+typedef struct lrc_note {
+    struct lrc_note *next;
+    uint32_t writer, index;
+    uint64_t order;
+} lrc_note;
+
+/* A fault's requests: the replies' diffs gather on `got`. */
+typedef struct lrc_fetch {
+    waiter w;
+    _Atomic(lrc_diff *) got;
+} lrc_fetch;
+
+/* Reads the h->arg[2] diffs of a MSG_LRC_DIFF_REP or _PUSH from src onto
+ * *list: 0, or -1 if malformed (what was read stays on the list). */
+int lrc_diffs_decode(int src, const tsr_msg_hdr *h, const void *payload, lrc_diff **list);
+void lrc_diffs_free(lrc_diff *list);
+
+
 void lrc_diff_init(void);
 void lrc_fault(uint32_t page, int is_write);
 /* A notice of another node's interval for this page: invalidates it. */
@@ -158,5 +188,30 @@ void lrc_forget(uint32_t first, uint32_t n);
 /* Replicated sections (tsr_protocol.replicate_begin/end). */
 void lrc_replicate_begin(void);
 void lrc_replicate_end(void);
+
+/* ---- lrc_mcast.c: diffs multicast in replicated sections ---------------- */
+
+void lrc_mc_init(void);
+void lrc_mc_begin(void);
+void lrc_mc_end(void);
+/* This node's section while multicast is on, else 0; each diff request
+ * names it (MSG_LRC_DIFF_REQ), as in hlrc_mc_section. */
+uint32_t lrc_mc_section(void);
+/* Writer (comm thread): answers "on its way" (an empty reply) a request
+ * for page p's diffs of intervals lo..hi from a node in this node's
+ * section, or the next (coh_mc_asked), that the section's multicast of
+ * them already covers; 1 if it did. */
+int lrc_mc_answered(int src, const tsr_msg_hdr *h, uint32_t p, uint32_t lo, uint32_t hi);
+/* Writer (comm thread), having answered `requester`: sends the same reply
+ * to every other node, once per page and section. */
+void lrc_mc_push(int requester, const tsr_msg_hdr *h, uint32_t lo, uint32_t hi, uint32_t count,
+                 const void *payload, size_t len);
+/* The fault: if the kept diffs of `writer` for page p hold every one of
+ * its notices in v[0..n), moves them onto f->got and returns 1 (no
+ * request needed). Async-signal-safe. */
+int lrc_mc_take(uint32_t p, uint32_t writer, lrc_note *const *v, uint32_t n, lrc_fetch *f);
+/* Requester (comm thread): an empty reply from writer src for page p:
+ * completes f once that writer's multicast is here; 1 if in a section. */
+int lrc_mc_await(int src, uint32_t p, lrc_fetch *f);
 
 #endif

@@ -59,28 +59,7 @@
 #include "util/log.h"
 
 STATS_COUNTER(diff_requests, "LRC: diff requests sent, one per writer a fault's notices name");
-
-/* A diff of this node's (own) or received for a fault (got): the writes
- * of `writer`'s intervals first..last. */
-typedef struct lrc_diff {
-    struct lrc_diff *next;
-    uint32_t writer, first, last, len;
-    int applied;
-    uint8_t bytes[];
-} lrc_diff;
-
-/* A write notice not applied yet. */
-typedef struct lrc_note {
-    struct lrc_note *next;
-    uint32_t writer, index;
-    uint64_t order;
-} lrc_note;
-
-/* A fault's requests: the replies' diffs gather on `got`. */
-typedef struct fetch_ctx {
-    waiter w;
-    _Atomic(lrc_diff *) got;
-} fetch_ctx;
+STATS_COUNTER(diffs_served, "LRC: diff requests answered with diffs (not \"on its way\")");
 
 static uint32_t *pend_first, *pend_last; /* per page: the intervals of the pending diff (0: none) */
 static lrc_diff **own;      /* per page: this node's diffs, newest first */
@@ -206,7 +185,7 @@ static lrc_note **sorted_notes(uint32_t p, uint32_t *count)
 
 /* Sends one request per writer the notices name, for the range of its
  * intervals they name, and waits for every reply. */
-static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
+static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, lrc_fetch *ctx)
 {
     uint32_t *lo = lrc_alloc((size_t)cfg.nodes * 2 * sizeof *lo), *hi = lo + cfg.nodes;
     memset(lo, 0, (size_t)cfg.nodes * 2 * sizeof *lo);
@@ -220,16 +199,23 @@ static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
         lo[q] = v[i]->index < lo[q] ? v[i]->index : lo[q];
         hi[q] = v[i]->index > hi[q] ? v[i]->index : hi[q];
     }
-    am_msg *m = lrc_alloc(writers * sizeof *m);
-    waiter_init(&ctx->w, writers);
     atomic_store(&ctx->got, NULL);
+    for (int q = 0; q < cfg.nodes; q++)
+        if (lo[q] && lrc_mc_take(p, (uint32_t)q, v, n, ctx)) {
+            lo[q] = 0;
+            writers--;
+        }
+    am_msg *m = lrc_alloc((writers ? writers : 1) * sizeof *m);
+    waiter_init(&ctx->w, writers);
     uint32_t k = 0;
     for (int q = 0; q < cfg.nodes; q++)
         if (lo[q])
-            am_post(q, &m[k++], MSG_LRC_DIFF_REQ, p, req_open(q, MSG_LRC_DIFF_REP, ctx),
+            am_post(q, &m[k++], MSG_LRC_DIFF_REQ, p | (uint64_t)lrc_mc_section() << 32,
+                    req_open(q, MSG_LRC_DIFF_REP, ctx),
                     (uint64_t)lo[q] << 32 | hi[q], NULL, 0);
     COUNTER_ADD(diff_requests, writers);
-    waiter_wait(&ctx->w);
+    if (writers)
+        waiter_wait(&ctx->w);
     lrc_free(m);
     lrc_free(lo);
 }
@@ -237,7 +223,7 @@ static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
 /* Applies the diffs received, each once, at its first notice in
  * happens-before order, notes the intervals this copy now holds, and frees
  * diffs and notices. */
-static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
+static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, lrc_fetch *ctx)
 {
     lrc_diff *got = atomic_load(&ctx->got);
     uint32_t *has = held_of(p);
@@ -254,11 +240,7 @@ static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
         has[d->writer] = d->last > has[d->writer] ? d->last : has[d->writer];
         lrc_free(v[i]);
     }
-    while (got) {
-        lrc_diff *next = got->next;
-        lrc_free(got);
-        got = next;
-    }
+    lrc_diffs_free(got);
 }
 
 /* Brings invalid page p up to date; it is then L_READ, its access left to
@@ -266,7 +248,7 @@ static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, fetch_ctx *ctx)
 static void update(uint32_t p)
 {
     double t0 = now_s();
-    fetch_ctx ctx;
+    lrc_fetch ctx;
     uint32_t n;
     lrc_note **v = sorted_notes(p, &n);
     if (n) {
@@ -292,7 +274,11 @@ static void replicated_write(uint32_t p)
     coh_replicated_write();
 }
 
-void lrc_replicate_begin(void) { replicating = 1; }
+void lrc_replicate_begin(void)
+{
+    replicating = 1;
+    lrc_mc_begin();
+}
 
 void lrc_replicate_end(void)
 {
@@ -303,6 +289,7 @@ void lrc_replicate_end(void)
         }
     nrep = 0;
     replicating = 0;
+    lrc_mc_end();
 }
 
 void lrc_fault(uint32_t p, int is_write)
@@ -369,9 +356,11 @@ void lrc_validate_all(void)
 static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0], lo = (uint32_t)(h->arg[2] >> 32), hi = (uint32_t)h->arg[2];
-    if (h->arg[0] >= region.npages || coh_protocol_of(p) != &lrc_protocol || !lo || lo > hi)
+    if (p >= region.npages || coh_protocol_of(p) != &lrc_protocol || !lo || lo > hi)
         log_die_status(1, "protocol error: node %d asks for LRC diffs of page %llu", src,
                        (unsigned long long)h->arg[0]);
+    if (lrc_mc_answered(src, h, p, lo, hi))
+        return;
     pbuf out = {0};
     uint32_t count = 0;
     lock_diffs();
@@ -388,29 +377,50 @@ static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
     }
     unlock_diffs();
     am_send(src, MSG_LRC_DIFF_REP, p, h->arg[1], count, out.p, out.len);
+    COUNTER_ADD(diffs_served, 1);
+    lrc_mc_push(src, h, lo, hi, count, out.p, out.len);
     pbuf_free(&out);
 }
 
-/* The diffs asked for: (u32 first, last, len, diff padded to 4)*. */
-static void on_diff_rep(int src, const tsr_msg_hdr *h, void *payload)
+/* Diffs on the wire: (u32 first, last, len, diff padded to 4)*. */
+int lrc_diffs_decode(int src, const tsr_msg_hdr *h, const void *payload, lrc_diff **list)
 {
-    fetch_ctx *ctx = req_ctx(h->arg[1]);
     const char *at = payload, *end = at + h->len;
     for (uint64_t i = 0; i < h->arg[2]; i++) {
         uint32_t hdr[3];
         if ((size_t)(end - at) < sizeof hdr ||
             (memcpy(hdr, at, sizeof hdr), hdr[2] > DIFF_MAX || hdr[0] > hdr[1]) ||
             (size_t)(end - at) - sizeof hdr < ((size_t)hdr[2] + 3) / 4 * 4)
-            log_die_status(1, "protocol error: malformed LRC diffs from node %d", src);
+            return -1;
         lrc_diff *d = lrc_alloc(sizeof *d + hdr[2]);
-        *d = (lrc_diff){atomic_load(&ctx->got), (uint32_t)src, hdr[0], hdr[1], hdr[2], 0};
+        *d = (lrc_diff){*list, (uint32_t)src, hdr[0], hdr[1], hdr[2], 0};
         memcpy(d->bytes, at + sizeof hdr, hdr[2]);
-        atomic_store(&ctx->got, d);
+        *list = d;
         at += sizeof hdr + ((size_t)hdr[2] + 3) / 4 * 4;
     }
-    if (at != end)
-        log_die_status(1, "protocol error: malformed LRC diffs from node %d", src);
+    return at == end ? 0 : -1;
+}
+
+void lrc_diffs_free(lrc_diff *list)
+{
+    while (list) {
+        lrc_diff *next = list->next;
+        lrc_free(list);
+        list = next;
+    }
+}
+
+/* The diffs asked for; none: they come by multicast (lrc_mcast.c). */
+static void on_diff_rep(int src, const tsr_msg_hdr *h, void *payload)
+{
+    lrc_fetch *ctx = req_ctx(h->arg[1]);
     req_close(h->arg[1]);
+    if (!h->arg[2] && lrc_mc_await(src, (uint32_t)h->arg[0], ctx))
+        return;
+    lrc_diff *got = atomic_load(&ctx->got);
+    if (lrc_diffs_decode(src, h, payload, &got))
+        log_die_status(1, "protocol error: malformed LRC diffs from node %d", src);
+    atomic_store(&ctx->got, got);
     waiter_done(&ctx->w);
 }
 
@@ -497,6 +507,8 @@ void lrc_diff_init(void)
     stale_listed = region_page_table(sizeof *stale_listed, "the LRC stale page flags");
     stale = region_page_table(sizeof *stale, "the LRC stale pages");
     stats_register(&diff_requests);
+    stats_register(&diffs_served);
+    lrc_mc_init();
     am_register(MSG_LRC_DIFF_REQ, on_diff_req);
     am_register(MSG_LRC_DIFF_REP, on_diff_rep);
 }

@@ -137,6 +137,21 @@ const tsr_protocol *coh_protocol_of(uint32_t page);
 int coh_protocol_known(unsigned proto);
 /* The current barrier epoch (the number of barriers this node has left). */
 uint32_t coh_epoch(void);
+/* Multicast in replicated sections (docs/OMPNOW.md): the number of the
+ * section this node begins now, the epoch of the barrier that opened it
+ * plus one, or 0 when nothing is multicast (TSR_MULTICAST=off, or two
+ * nodes: the only other node is the one that asked). */
+uint32_t coh_mc_section(void);
+/* Whether a multicast of section `s` belongs to this node's section
+ * `mine`, or, while this node is in none (mine 0), to the next one, which
+ * its barrier may be leaving (coh_epoch about to count it): a multicast
+ * of an earlier section is stale. */
+int coh_mc_current(uint32_t mine, uint64_t s);
+/* The section a request names in the high half of its first argument
+ * (MSG_PAGE_REQ, MSG_LRC_DIFF_REQ), if coh_mc_current: the node serving
+ * it multicasts for that section even before it has begun the section
+ * itself (the requester left the barrier first). Else 0. */
+uint32_t coh_mc_asked(uint32_t mine, uint64_t arg0);
 /* A message counted in sent[] at the barrier ending `epoch` has been
  * handled here. May be called from the comm thread. */
 void coh_counted_arrival(uint32_t epoch);

@@ -130,3 +130,16 @@ void mc_send(const int *dests, int n, int type, uint64_t a0, uint64_t a1, uint64
     COUNTER_ADD(multicast_sends, cfg.multicast == MULTICAST_IP ? 1 : n);
     am_multicast(dests, n, type, a0, a1, a2, payload, len);
 }
+
+void mc_send_others(int except, int type, uint64_t a0, uint64_t a1, uint64_t a2,
+                    const void *payload, size_t len)
+{
+    int *dests = malloc((size_t)cfg.nodes * sizeof *dests), n = 0;
+    if (!dests)
+        log_die_status(1, "out of memory (multicast)");
+    for (int node = 0; node < cfg.nodes; node++)
+        if (node != cfg.node && node != except)
+            dests[n++] = node;
+    mc_send(dests, n, type, a0, a1, a2, payload, len);
+    free(dests);
+}

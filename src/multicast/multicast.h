@@ -29,5 +29,8 @@ void mc_allow(int type);
 #define MC_MAX_BYTES (1u << 20)
 void mc_send(const int *dests, int n, int type, uint64_t a0, uint64_t a1, uint64_t a2,
              const void *payload, size_t len);
+/* mc_send to every node but this one and `except` (-1: none). */
+void mc_send_others(int except, int type, uint64_t a0, uint64_t a1, uint64_t a2,
+                    const void *payload, size_t len);
 
 #endif

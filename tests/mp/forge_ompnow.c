@@ -1,4 +1,4 @@
-/* Forged fork, flag, push and multicast-tree messages from an
+/* Forged fork, flag, push (of pages and of diffs) and multicast-tree messages from an
  * authenticated peer: node 1 sends them to node 0, which must reject each
  * (messages_rejected) or drop it as a reply to nothing (replies_dropped),
  * exactly as many as sent, with no other effect: node 0 runs no function,
@@ -62,6 +62,8 @@ int main(int argc, char **argv)
         forge('r', MSG_FORK_END, 0, 0, 0, NULL, 0);         /* an end not from node 0 */
         forge('r', MSG_PAGE_PUSH, p0, 1, 0, page, sizeof page); /* a page the sender does not home */
         forge('r', MSG_PAGE_PUSH, p0, 1, 0, page, 8);       /* not a page long */
+        uint32_t diff[3] = {1, 1, 0};
+        forge('r', MSG_LRC_DIFF_PUSH, p0, 1, 2, diff, sizeof diff); /* two diffs said, one sent */
         forge('r', MSG_FLAG_SET, 5000, 0, 0, NULL, 0);      /* a flag out of range */
         forge('r', MSG_FLAG_WAIT, 1, NOBODY, 0, NULL, 0);   /* a flag node 0 does not manage */
         forge('d', MSG_FLAG_UP, 0, NOBODY, 0, NULL, 0);     /* wakes no waiter */

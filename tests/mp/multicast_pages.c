@@ -4,8 +4,12 @@
  * replicated section. With multicast on (TSR_MULTICAST tree or ip) and
  * more than two nodes, each home must copy each of its pages into a reply
  * once, and multicast it once, whoever asks; with TSR_MULTICAST=off, once
- * per other node. The sums check the bytes every node got. */
+ * per other node. Under the lazy protocol (TSR_PROTO=lrc) the same holds
+ * for each writer's diffs of its pages: answered once and multicast once
+ * per page (off: once per other node). The sums check the bytes every
+ * node got. */
 /* tsr-test: ompnow */
+/* tsr-test: lrc */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +36,11 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < count; k++)
         sum += a[k];
     tsr_replicate_end(); /* after its barrier, every node's requests are served */
-    uint64_t served = counter("pages_served"), multicast = counter("pages_multicast");
-    uint64_t taken = counter("pages_taken");
+    const char *proto = getenv("TSR_PROTO");
+    int lazy = proto && !strcmp(proto, "lrc");
+    uint64_t served = counter(lazy ? "diffs_served" : "pages_served");
+    uint64_t multicast = counter(lazy ? "diffs_multicast" : "pages_multicast");
+    uint64_t taken = counter(lazy ? "diffs_taken" : "pages_taken");
 
     long want = (long)(count * (count - 1) / 2);
     const char *mode = getenv("TSR_MULTICAST");
@@ -45,8 +52,9 @@ int main(int argc, char **argv)
                (unsigned long long)multicast);
         bad = 1;
     }
-    printf("node %d: %d pages homed here, served %llu times, multicast %llu, %llu taken "
-           "from others' multicasts, at %d nodes %s\n", me, PAGES, (unsigned long long)served,
+    printf("node %d: %d pages %s here, %s %llu times, multicast %llu, %llu taken from others' "
+           "multicasts, at %d nodes %s\n", me, PAGES, lazy ? "written" : "homed",
+           lazy ? "their diffs served" : "served", (unsigned long long)served,
            (unsigned long long)multicast, (unsigned long long)taken, n, bad ? "FAIL" : "PASS");
     tsr_finalize();
     return bad;

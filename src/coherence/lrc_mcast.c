@@ -1,0 +1,242 @@
+/*
+ * lrc_mcast.c - the diffs every node needs, sent once during replicated
+ * sections of the lazy protocol (openmp-now-replicated-sequential-
+ * sections.md, Section 5.4; docs/OMPNOW.md).
+ *
+ * In a section every node runs the same code, so every node that lacks a
+ * page faults on it at about the same time, and asks the same writers for
+ * the same diffs: the join's barrier gave every node the same notices. As
+ * the home-based protocol's pages (hlrc_mcast.c), the writer picks, with
+ * no extra message: the first request for a page's diffs in the section
+ * is answered as usual, and the same reply goes to every other node. A
+ * node keeps the diffs it receives so, per page, and its fault takes them
+ * instead of asking that writer, if they hold every interval of that
+ * writer its notices name. A request that the multicast already covers
+ * (its intervals within those sent, from another node than the first,
+ * in the same section) gets an empty reply, "on its way", and waits for
+ * the multicast. Each request names its node's section, which the writer
+ * serves even before it has begun it itself (coh_mc_asked).
+ *
+ * A diff is the writes of its intervals whenever it arrives, so a kept
+ * diff is never wrong, only possibly useless: the notices decide at the
+ * fault. A multicast can arrive before this node has begun the section,
+ * even before the join's notices; it is kept if it belongs to this
+ * node's section or the next (coh_mc_current), and what the section did
+ * not use is freed at its end.
+ *
+ * Differences from the paper: no valid notices at the join (the writer
+ * decides, as above); a node asks every writer its notices name, as
+ * outside sections, where TreadMarks' requester could ask one node for
+ * all; and each writer multicasts its own diffs.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "coherence/lrc.h"
+#include "coherence/protocol.h"
+#include "memory/region.h"
+#include "multicast/multicast.h"
+#include "stats/stats.h"
+#include "transport/request.h"
+#include "util/config.h"
+#include "util/cpu.h"
+#include "util/log.h"
+
+STATS_COUNTER(diffs_multicast, "LRC: pages whose diffs a writer multicast during replicated "
+                               "sections");
+STATS_COUNTER(diffs_taken, "LRC: a writer's diffs of a page taken from its multicast, "
+                           "without asking");
+
+/* Writer (comm thread): per page, the intervals whose diffs went out in
+ * this section (hi 0: none) and the node that asked first. */
+typedef struct sent_rec {
+    uint32_t lo, hi;
+    int32_t to;
+} sent_rec;
+
+static sent_rec *sent;
+static uint32_t *sent_list, nsent;
+/* Receiver: per page, the diffs multicast to this node, listed so that
+ * the section's end frees them; under kept_busy (the comm thread adds,
+ * the fault takes). */
+static lrc_diff **kept;
+static uint8_t *kept_listed;
+static uint32_t *kept_list, nkept;
+static atomic_flag kept_busy = ATOMIC_FLAG_INIT;
+/* This node's section (coh_mc_section), or 0. */
+static _Atomic uint32_t section;
+/* Requester (comm thread): per writer, the fault told "on its way". */
+static struct awaiting {
+    lrc_fetch *f;
+    uint32_t page;
+} *awaiting;
+
+static void on_push(int src, const tsr_msg_hdr *h, void *payload);
+
+static void lock_kept(void)
+{
+    while (atomic_flag_test_and_set_explicit(&kept_busy, memory_order_acquire))
+        cpu_relax();
+}
+
+static void unlock_kept(void) { atomic_flag_clear_explicit(&kept_busy, memory_order_release); }
+
+void lrc_mc_init(void)
+{
+    sent = region_page_table(sizeof *sent, "the LRC multicast records");
+    sent_list = region_page_table(sizeof *sent_list, "the LRC multicast list");
+    kept = region_page_table(sizeof *kept, "the LRC multicast diffs");
+    kept_listed = region_page_table(sizeof *kept_listed, "the LRC multicast diff flags");
+    kept_list = region_page_table(sizeof *kept_list, "the LRC multicast diff list");
+    awaiting = calloc((size_t)cfg.nodes, sizeof *awaiting);
+    if (!awaiting)
+        log_die("cannot set up the lazy protocol's multicast: out of memory");
+    stats_register(&diffs_multicast);
+    stats_register(&diffs_taken);
+    am_register(MSG_LRC_DIFF_PUSH, on_push);
+    mc_allow(MSG_LRC_DIFF_PUSH);
+}
+
+void lrc_mc_begin(void) { atomic_store(&section, coh_mc_section()); }
+
+void lrc_mc_end(void)
+{
+    atomic_store(&section, 0);
+    for (uint32_t i = 0; i < nsent; i++)
+        sent[sent_list[i]].hi = 0;
+    nsent = 0;
+    lock_kept();
+    for (uint32_t i = 0; i < nkept; i++) {
+        uint32_t p = kept_list[i];
+        lrc_diffs_free(kept[p]);
+        kept[p] = NULL;
+        kept_listed[p] = 0;
+    }
+    nkept = 0;
+    unlock_kept();
+}
+
+uint32_t lrc_mc_section(void) { return atomic_load(&section); }
+
+int lrc_mc_answered(int src, const tsr_msg_hdr *h, uint32_t p, uint32_t lo, uint32_t hi)
+{
+    const sent_rec *r = &sent[p];
+    if (!coh_mc_asked(atomic_load(&section), h->arg[0]) || !r->hi || r->to == src ||
+        lo < r->lo || hi > r->hi)
+        return 0;
+    am_send(src, MSG_LRC_DIFF_REP, p, h->arg[1], 0, NULL, 0);
+    return 1;
+}
+
+void lrc_mc_push(int requester, const tsr_msg_hdr *h, uint32_t lo, uint32_t hi, uint32_t count,
+                 const void *payload, size_t len)
+{
+    uint32_t s = coh_mc_asked(atomic_load(&section), h->arg[0]), p = (uint32_t)h->arg[0];
+    if (!s || sent[p].hi || !count || len > MC_MAX_BYTES)
+        return;
+    sent[p] = (sent_rec){lo, hi, requester};
+    sent_list[nsent++] = p;
+    mc_send_others(requester, MSG_LRC_DIFF_PUSH, p, s, count, payload, len);
+    COUNTER_ADD(diffs_multicast, 1);
+}
+
+/* Unlinks writer's kept diffs of page p onto f->got (under kept_busy). */
+static int move_kept(uint32_t p, uint32_t writer, lrc_fetch *f)
+{
+    lrc_diff **at = &kept[p], *got = atomic_load(&f->got);
+    int moved = 0;
+    while (*at) {
+        lrc_diff *d = *at;
+        if (d->writer != writer) {
+            at = &d->next;
+            continue;
+        }
+        *at = d->next;
+        d->next = got;
+        got = d;
+        moved = 1;
+    }
+    atomic_store(&f->got, got);
+    return moved;
+}
+
+/* Whether writer's kept diffs of p hold interval `index` (under kept_busy). */
+static int holds(uint32_t p, uint32_t writer, uint32_t index)
+{
+    for (const lrc_diff *d = kept[p]; d; d = d->next)
+        if (d->writer == writer && d->first <= index && index <= d->last)
+            return 1;
+    return 0;
+}
+
+int lrc_mc_take(uint32_t p, uint32_t writer, lrc_note *const *v, uint32_t n, lrc_fetch *f)
+{
+    if (!atomic_load(&section))
+        return 0;
+    lock_kept();
+    int all = kept[p] != NULL;
+    for (uint32_t i = 0; all && i < n; i++)
+        all = v[i]->writer != writer || holds(p, writer, v[i]->index);
+    if (all)
+        move_kept(p, writer, f);
+    unlock_kept();
+    if (all)
+        COUNTER_ADD(diffs_taken, 1);
+    return all;
+}
+
+int lrc_mc_await(int src, uint32_t p, lrc_fetch *f)
+{
+    if (!atomic_load(&section))
+        return 0;
+    lock_kept();
+    int here = move_kept(p, (uint32_t)src, f);
+    unlock_kept();
+    if (here)
+        waiter_done(&f->w);
+    else
+        awaiting[src] = (struct awaiting){f, p};
+    return 1;
+}
+
+/* Diffs a writer multicast: handed to the fault that waits for them, or
+ * kept for the fault to come. */
+static void on_push(int src, const tsr_msg_hdr *h, void *payload)
+{
+    uint32_t p = (uint32_t)h->arg[0];
+    lrc_diff *list = NULL;
+    if (coh_protocol_of(p) != &lrc_protocol || src == cfg.node || !h->arg[2] ||
+        lrc_diffs_decode(src, h, payload, &list)) {
+        lrc_diffs_free(list);
+        am_reject(src, h, "no page of the lazy protocol, or malformed diffs");
+        return;
+    }
+    if (!coh_mc_current(atomic_load(&section), h->arg[1])) {
+        lrc_diffs_free(list);
+        return;
+    }
+    struct awaiting *a = &awaiting[src];
+    if (a->f && a->page == p) {
+        lrc_diff *got = atomic_load(&a->f->got);
+        for (lrc_diff *d = list, *next; d; d = next) {
+            next = d->next;
+            d->next = got;
+            got = d;
+        }
+        atomic_store(&a->f->got, got);
+        waiter_done(&a->f->w);
+        a->f = NULL;
+        return;
+    }
+    lock_kept();
+    if (!kept_listed[p]) {
+        kept_listed[p] = 1;
+        kept_list[nkept++] = p;
+    }
+    for (lrc_diff *d = list, *next; d; d = next) {
+        next = d->next;
+        d->next = kept[p];
+        kept[p] = d;
+    }
+    unlock_kept();
+}
