@@ -15,8 +15,9 @@
  *    keeps its own copy (no tree page is fetched afterwards), and the body
  *    positions that all of them read are fetched once per page and
  *    multicast to the rest, as TSR_MULTICAST says.
- * Per section it sums over the nodes the page requests, the bytes
- * received, and the time spent waiting for pages; node 0 prints one line
+ * Per section it sums over the nodes the requests (page fetches, or
+ * under TSR_PROTO=lrc diff requests, as in the paper's TreadMarks), the
+ * bytes received, and the time spent waiting for pages; node 0 prints one line
  * with them and a checksum of the final positions (the same in every mode:
  * the trees are built by the same code from the same bodies).
  */
@@ -31,9 +32,20 @@ static double totals[PHASES][FIELDS];
 static tsr_stats before;
 static double t_before;
 
+/* Page fetches (home-based protocol) and diff requests (lazy protocol). */
+static double requests(const tsr_stats *s)
+{
+    uint64_t diff_requests = 0;
+    tsr_counter_get("diff_requests", &diff_requests);
+    return (double)s->page_fetches + (double)diff_requests;
+}
+
+static double requests_before;
+
 static void phase_start(void)
 {
     tsr_stats_get(&before);
+    requests_before = requests(&before);
     t_before = tsr_wtime();
 }
 
@@ -41,7 +53,7 @@ static void phase_end(int phase)
 {
     tsr_stats now;
     tsr_stats_get(&now);
-    totals[phase][REQUESTS] += (double)(now.page_fetches - before.page_fetches);
+    totals[phase][REQUESTS] += requests(&now) - requests_before;
     totals[phase][BYTES] += (double)(now.bytes_received - before.bytes_received);
     totals[phase][WAIT_US] += (now.fault_wait_s - before.fault_wait_s) * 1e6;
     totals[phase][SECONDS] += tsr_wtime() - t_before;

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Barnes-Hut as OpenMP/NOW runs it: the shape of the paper's Tables 1 and 2.
 
-Runs build/bench/ompnow_barnes at 2 and 4 nodes: tree built by node 0 alone
-(master), and replicated on every node with TSR_MULTICAST=off, tree and ip
-(ip runs over the udp backend, whose IP multicast it uses; the others over
-tcp, the default).
+Runs build/bench/ompnow_barnes at 2 and 4 nodes, under the home-based
+protocol (the default) and TreadMarks' lazy one (TSR_PROTO=lrc, the
+paper's): tree built by node 0 alone (master), and replicated on every
+node with TSR_MULTICAST=off, tree and ip (ip runs over the udp backend,
+whose IP multicast it uses; the others over the default transport, shm).
 Writes bench/results/ompnow_barnes.md: times of the sequential and parallel
-sections, and per section the page requests, the data received and the
-average response time of a request. Every run's final positions must have
+sections, and per section the requests (page fetches, or diff requests
+under the lazy protocol), the data received and the average response time
+of a request. Every run's final positions must have
 the same checksum (the same trees are built from the same bodies).
 
     python3 bench/ompnow_barnes.py [--bodies N] [--steps S] [--reps R]
@@ -23,11 +25,14 @@ TSRUN = os.path.join(B, "bin", "tsrun")
 PROG = os.path.join(B, "bench", "ompnow_barnes")
 CONFIGS = [("master", None), ("replicated", "off"), ("replicated", "tree"),
            ("replicated", "ip")]
+PROTOS = ("hlrc", "lrc")
 
 
-def run(nodes, mode, multicast, bodies, steps):
+def run(proto, nodes, mode, multicast, bodies, steps):
     env = dict(os.environ)
     env.pop("TSR_MULTICAST", None)
+    env.pop("TSR_TRANSPORT", None)
+    env["TSR_PROTO"] = proto
     if multicast:
         env["TSR_MULTICAST"] = multicast
     if multicast == "ip":
@@ -63,28 +68,30 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "ompnow_barnes.md"))
     a = ap.parse_args()
     rows = []
-    for nodes in (2, 4):
-        for mode, mc in CONFIGS:
-            r = best([run(nodes, mode, mc, a.bodies, a.steps) for _ in range(a.reps)])
-            name = mode if mode == "master" else "replicated, multicast %s" % mc
-            if mc == "ip":
-                name += " (udp)"
-            rows.append((nodes, name, r))
-            print(nodes, name, r.get("seconds", r.get("error")), file=sys.stderr)
-    sums = {r["checksum"] for _, _, r in rows if "error" not in r}
-    t1 = ["| nodes | sequential section | total s | sequential s | parallel s |",
-          "|---|---|---|---|---|"]
-    t2 = ["| nodes | sequential section | seq. requests | seq. data KiB | seq. response us "
-          "| par. requests | par. data KiB | par. response us |",
-          "|---|---|---|---|---|---|---|---|"]
-    for nodes, name, r in rows:
+    for proto in PROTOS:
+        for nodes in (2, 4):
+            for mode, mc in CONFIGS:
+                r = best([run(proto, nodes, mode, mc, a.bodies, a.steps)
+                          for _ in range(a.reps)])
+                name = mode if mode == "master" else "replicated, multicast %s" % mc
+                if mc == "ip":
+                    name += " (udp)"
+                rows.append((proto, nodes, name, r))
+                print(proto, nodes, name, r.get("seconds", r.get("error")), file=sys.stderr)
+    sums = {r["checksum"] for _, _, _, r in rows if "error" not in r}
+    t1 = ["| protocol | nodes | sequential section | total s | sequential s | parallel s |",
+          "|---|---|---|---|---|---|"]
+    t2 = ["| protocol | nodes | sequential section | seq. requests | seq. data KiB "
+          "| seq. response us | par. requests | par. data KiB | par. response us |",
+          "|---|---|---|---|---|---|---|---|---|"]
+    for proto, nodes, name, r in rows:
         if "error" in r:
-            t1.append("| %d | %s | not run: %s | | |" % (nodes, name, r["error"]))
+            t1.append("| %s | %d | %s | not run: %s | | |" % (proto, nodes, name, r["error"]))
             continue
-        t1.append("| %d | %s | %s | %s | %s |" % (nodes, name, r["seconds"], r["seq_s"],
-                                                  r["par_s"]))
-        t2.append("| %d | %s | %s | %s | %s | %s | %s | %s |" % (
-            nodes, name, r["seq_requests"], kib(r["seq_bytes"]), response_us(r, "seq"),
+        t1.append("| %s | %d | %s | %s | %s | %s |" % (proto, nodes, name, r["seconds"],
+                                                       r["seq_s"], r["par_s"]))
+        t2.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+            proto, nodes, name, r["seq_requests"], kib(r["seq_bytes"]), response_us(r, "seq"),
             r["par_requests"], kib(r["par_bytes"]), response_us(r, "par")))
     with open(a.out, "w") as f:
         f.write("# Barnes-Hut with replicated sequential sections (OpenMP/NOW)\n\n")
@@ -95,7 +102,8 @@ def main():
                                               "the same checksum in every run"
                                               if len(sums) == 1 else "CHECKSUMS DIFFER"))
         f.write("Table 1 (times)\n\n" + "\n".join(t1) + "\n\n")
-        f.write("Table 2 (page requests, data and response time per section)\n\n" +
+        f.write("Table 2 (requests: page fetches under hlrc, diff requests under lrc; data "
+                "and response time per section)\n\n" +
                 "\n".join(t2) + "\n")
     print(open(a.out).read())
     return 0 if len(sums) == 1 else 1
