@@ -3,6 +3,7 @@
  *
  *   L_READ    --write fault: twin--> L_WRITE --interval ends--> L_READ, diff pending
  *   L_READ    --write notice--> L_INVALID --fault: diffs applied--> L_READ
+ *   L_READ    --write fault, one node in the job--> L_WRITE, for good
  *
  * Lazy diffs: when an interval that wrote a page ends, the page is only
  * write-protected and its twin kept: the diff is pending, for intervals
@@ -292,6 +293,16 @@ void lrc_replicate_end(void)
     lrc_mc_end();
 }
 
+/* A job of one node: nobody will ever ask for a diff or send a notice,
+ * so a written page stays writable, outside every interval (L_WRITE with
+ * no twin), instead of faulting again after each synchronization. */
+static void alone_write(uint32_t p)
+{
+    region.meta[p].state = L_WRITE;
+    detect_set_access(p, 1, ACCESS_WRITE);
+    STAT_ADD(write_faults, 1);
+}
+
 void lrc_fault(uint32_t p, int is_write)
 {
     page_meta *m = &region.meta[p];
@@ -311,6 +322,10 @@ void lrc_fault(uint32_t p, int is_write)
         }
         if (replicating) {
             replicated_write(p);
+            return;
+        }
+        if (cfg.nodes == 1) {
+            alone_write(p);
             return;
         }
         /* A pending diff keeps its twin: it will cover this interval too. */
