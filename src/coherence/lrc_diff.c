@@ -36,7 +36,8 @@
  * writes from before, and the page becomes writable without a twin and
  * without joining the interval (L_REP). A diff request in the section
  * gets that diff. At the end the pages return to L_READ: the next write
- * makes a fresh twin, so no later diff holds the section's writes.
+ * makes a fresh twin, so no later diff holds the section's writes. The
+ * diffs every node fetches in a section are multicast (lrc_mcast.c).
  *
  * pending, twins and this node's diffs are shared by the application
  * thread (fault handler included) and the comm thread that serves diff
@@ -185,7 +186,9 @@ static lrc_note **sorted_notes(uint32_t p, uint32_t *count)
 }
 
 /* Sends one request per writer the notices name, for the range of its
- * intervals they name, and waits for every reply. */
+ * intervals they name, and waits for every reply; in a replicated section
+ * a writer whose multicast diffs hold what its notices name is not asked
+ * (lrc_mcast.c). */
 static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, lrc_fetch *ctx)
 {
     uint32_t *lo = lrc_alloc((size_t)cfg.nodes * 2 * sizeof *lo), *hi = lo + cfg.nodes;
