@@ -13,7 +13,7 @@
 # --no-uffd also leaves out the TSR_DETECT=uffd lines (TSan: see Makefile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-variants='^(udp-faults2|udp-faults3|ga-small|ga-udp-nocache|ga-udp-seq|ga-udp-lossy|ompnow-off)$'
+variants='^(udp-faults2|udp-faults3|ga-small|ga-udp-nocache|ga-udp-seq|ga-udp-lossy|ompnow-off|ompnow-ip-faults|ompnow-lrc-faults)$'
 awk -v variants="$variants" -v no_uffd="${1:-}" '
 /^[[:space:]]*(#|$)/ { print; next }
 $1 ~ variants { next }
