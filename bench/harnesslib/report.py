@@ -269,11 +269,13 @@ class Report:
         """The transport backends (TSR_TRANSPORT): the figures that choose
         the default."""
         tables = [self.versus("tessera-shm", ("tcp", "shm"),
-                              "**Transport across the suite: TCP (the default) against "
-                              "shared-memory rings (TSR_TRANSPORT=shm).**"),
+                              "**Transport across the suite: TCP (the harness's tessera "
+                              "runs) against shared-memory rings (TSR_TRANSPORT=shm, what "
+                              "auto, the default, gives a job on one host).**"),
                   self.versus("tessera-udp", ("tcp", "udp"),
-                              "**Transport across the suite: TCP (the default) against "
-                              "UDP with Tessera's own reliability (TSR_TRANSPORT=udp).**")]
+                              "**Transport across the suite: TCP (the harness's tessera "
+                              "runs) against UDP with Tessera's own reliability "
+                              "(TSR_TRANSPORT=udp).**")]
         return "\n\n".join(t for t in tables if t)
 
     def failures(self) -> str:
