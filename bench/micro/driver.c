@@ -27,7 +27,9 @@
  * (TSR_TRANSPORT=tcp, shm, udp) under the hybrid and spin policies, the AM
  * round trip beside the raw figure of its own medium (raw TCP, raw shared
  * memory or raw UDP, busy-polled) and what rests on the AM: page fetch, lock
- * hand-off and barrier; then, for shm, the sleeping comm threads woken per
+ * hand-off and barrier; Open MPI's own round trip between two ranks
+ * (bench/mpi/pingpong.c, when mpirun is there) beside the raw shared-memory
+ * figure, for reference; then, for shm, the sleeping comm threads woken per
  * 1,000 of each (a count, unlike the times, that the machine's load leaves
  * alone),
  *
@@ -103,15 +105,11 @@ typedef struct run {
     int n;
 } run;
 
-/* Runs `self --node-run what` under tsrun with the environment `env` and
- * gathers its figures. A failed run stops the driver unless it is optional
- * (a backend this machine may lack): its figures are then missing. */
-static void collect(run *r, const char *self, const char *tsrun, int nodes, const char *env,
-                    const char *what, int optional)
+/* Runs cmd and gathers the figures it prints. A failed run stops the
+ * driver unless it is optional (a backend or a program this machine may
+ * lack): its figures are then missing. */
+static void gather(run *r, const char *cmd, int optional)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s %s -n %d %s --node-run %s%s", env, tsrun, nodes, self, what,
-             optional ? " 2>/dev/null" : "");
     FILE *p = popen(cmd, "r");
     char line[256], name[40];
     double v;
@@ -126,6 +124,38 @@ static void collect(run *r, const char *self, const char *tsrun, int nodes, cons
             exit(1);
         r->n = 0;
     }
+}
+
+/* Runs `self --node-run what` under tsrun with the environment `env`. */
+static void collect(run *r, const char *self, const char *tsrun, int nodes, const char *env,
+                    const char *what, int optional)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s %s -n %d %s --node-run %s%s", env, tsrun, nodes, self, what,
+             optional ? " 2>/dev/null" : "");
+    gather(r, cmd, optional);
+}
+
+/* MPI's own round trip (bench/mpi/pingpong.c, built beside this program
+ * by `make bench-micro`), once, given to every transport column: a
+ * reference for what a general message layer costs over the raw figure.
+ * Optional: without Open MPI's mpirun its rows are empty. */
+static void collect_mpi(run *cols, int ncols, const char *self)
+{
+    char dir[1024], cmd[1200];
+    snprintf(dir, sizeof dir, "%s", self);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    snprintf(cmd, sizeof cmd,
+             "mpirun --allow-run-as-root --oversubscribe -np 2 %s/mpi_pingpong 2>/dev/null", dir);
+    run mpi = {0};
+    gather(&mpi, cmd, 1);
+    for (int c = 0; c < ncols; c++)
+        for (int i = 0; i < mpi.n && cols[c].n < MAX_FIGURES; i++) {
+            memcpy(cols[c].names[cols[c].n], mpi.names[i], sizeof mpi.names[i]);
+            cols[c].us[cols[c].n++] = mpi.us[i];
+        }
 }
 
 static double get(const run *r, const char *name)
@@ -210,6 +240,8 @@ static const row_spec transport_rows[] = {
     {"raw shm round trip 4 KiB, busy-poll", "shm_busy_4096", NULL},
     {"AM round trip 64 B (vs raw same medium)", "am_echo_64", "raw:64"},
     {"AM round trip 4 KiB (vs raw same medium)", "am_echo_4096", "raw:4096"},
+    {"Open MPI round trip 64 B (vs raw shm)", "mpi_64", "shm_busy_64"},
+    {"Open MPI round trip 4 KiB (vs raw shm)", "mpi_4096", "shm_busy_4096"},
     {"page fetch, one page (vs AM 4 KiB)", "page_fetch", "am_echo_4096"},
     {"contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64"},
     {"barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64"},
@@ -287,6 +319,7 @@ static void collect_all(columns *all, const char *self, const char *tsrun)
     t[3] = all->policy[2], t[4] = all->shm[1], t[5] = all->udp[1];
     t[0].label = "tcp hybrid";
     t[3].label = "tcp spin";
+    collect_mpi(t, 6, self);
     for (int i = 0; i < 2; i++) {
         all->detect[i].label = backends[i];
         snprintf(env, sizeof env, "TSR_DETECT=%s", backends[i]);
