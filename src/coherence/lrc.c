@@ -40,7 +40,6 @@ static void flush(uint32_t *sent) { lrc_close_interval(); }
 void lrc_collect(int others_later)
 {
     lrc_diffs_free_retired(); /* every node joins a round only after finishing the last */
-    lrc_diffs_make_all();
     lrc_validate_all();
     lrc_interval_collect();
     lrc_diffs_retire(others_later ? 0 : lrc_own_index());

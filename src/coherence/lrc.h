@@ -174,10 +174,6 @@ void lrc_notice(uint32_t page, const lrc_interval *iv);
 void lrc_written(uint32_t page, uint32_t index);
 /* Brings every page invalidated since the last call up to date (GC). */
 void lrc_validate_all(void);
-/* A collection is under way: every other node is about to validate the
- * pages this node wrote, so their pending diffs are made now, each
- * holding only intervals the collection covers (lrc.c, lrc_collect). */
-void lrc_diffs_make_all(void);
 /* A collection covered this node's intervals up to `index` (0: it keeps
  * them for a later one): its diffs of them stay while other nodes may
  * still ask for them, until lrc_diffs_free_retired. */

@@ -482,12 +482,6 @@ void lrc_diffs_free_retired(void)
     unlock_diffs();
 }
 
-void lrc_diffs_make_all(void)
-{
-    for (uint32_t i = 0; i < nowned; i++)
-        make_pending_diff(owned[i]);
-}
-
 /* The walk holds diff_busy throughout, so that a diff made meanwhile is
  * counted once: here, or by make_diff once the index is set. */
 void lrc_diffs_retire(uint32_t index)
