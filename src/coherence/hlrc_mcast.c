@@ -41,7 +41,7 @@
 #include "stats/stats.h"
 #include "transport/request.h"
 #include "util/config.h"
-#include "util/cpu.h"
+#include "util/spin.h"
 #include "util/log.h"
 
 STATS_COUNTER(pages_multicast, "pages a home multicast to all during replicated sections");
@@ -55,7 +55,7 @@ STATS_COUNTER(pages_taken, "pages another node's request brought, taken without 
 static _Atomic uint32_t *pushed;
 static uint32_t *pushed_list;
 static _Atomic uint32_t npushed;
-static atomic_flag list_busy = ATOMIC_FLAG_INIT;
+static spin_t list_busy;
 /* Home (comm thread): pages multicast in this section. */
 static uint8_t *sent;
 static uint32_t *sent_list;
@@ -81,22 +81,14 @@ void hlrc_mc_init(void)
 
 void hlrc_mc_begin(void) { atomic_store(&section, coh_mc_section()); }
 
-static void lock_list(void)
-{
-    while (atomic_flag_test_and_set_explicit(&list_busy, memory_order_acquire))
-        cpu_relax();
-}
-
-static void unlock_list(void) { atomic_flag_clear_explicit(&list_busy, memory_order_release); }
-
 void hlrc_mc_end(void)
 {
-    lock_list();
+    spin_lock(&list_busy);
     atomic_store(&section, 0);
     for (uint32_t i = 0; i < atomic_load(&npushed); i++)
         atomic_store(&pushed[pushed_list[i]], 0);
     atomic_store(&npushed, 0);
-    unlock_list();
+    spin_unlock(&list_busy);
     for (uint32_t i = 0; i < nsent; i++)
         sent[sent_list[i]] = 0;
     nsent = 0;
@@ -160,9 +152,9 @@ static void on_push(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "a page not home-based and homed at the sender, or not one page");
         return;
     }
-    lock_list();
+    spin_lock(&list_busy);
     if (!coh_mc_current(atomic_load(&section), h->arg[1]) || atomic_load(&pushed[p])) {
-        unlock_list();
+        spin_unlock(&list_busy);
         return;
     }
     uint32_t v;
@@ -170,7 +162,7 @@ static void on_push(int src, const tsr_msg_hdr *h, void *payload)
     memcpy(page_twin(p), (const char *)payload + REP_PAGES_AT(1), PAGE_SIZE);
     pushed_list[atomic_fetch_add(&npushed, 1)] = p;
     atomic_store_explicit(&pushed[p], v + 1, memory_order_release);
-    unlock_list();
+    spin_unlock(&list_busy);
     if (pending && pending->r.first == p) {
         fetch_wait *fw = pending;
         pending = NULL;

@@ -164,7 +164,6 @@ typedef struct lrc_fetch {
 int lrc_diffs_decode(int src, const tsr_msg_hdr *h, const void *payload, lrc_diff **list);
 void lrc_diffs_free(lrc_diff *list);
 
-
 void lrc_diff_init(void);
 void lrc_fault(uint32_t page, int is_write);
 /* A notice of another node's interval for this page: invalidates it. */

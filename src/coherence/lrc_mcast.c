@@ -39,7 +39,7 @@
 #include "stats/stats.h"
 #include "transport/request.h"
 #include "util/config.h"
-#include "util/cpu.h"
+#include "util/spin.h"
 #include "util/log.h"
 
 STATS_COUNTER(diffs_multicast, "LRC: pages whose diffs a writer multicast during replicated "
@@ -62,7 +62,7 @@ static uint32_t *sent_list, nsent;
 static lrc_diff **kept;
 static uint8_t *kept_listed;
 static uint32_t *kept_list, nkept;
-static atomic_flag kept_busy = ATOMIC_FLAG_INIT;
+static spin_t kept_busy;
 /* This node's section (coh_mc_section), or 0. */
 static _Atomic uint32_t section;
 /* Requester (comm thread): per writer, the fault told "on its way". */
@@ -72,14 +72,6 @@ static struct awaiting {
 } *awaiting;
 
 static void on_push(int src, const tsr_msg_hdr *h, void *payload);
-
-static void lock_kept(void)
-{
-    while (atomic_flag_test_and_set_explicit(&kept_busy, memory_order_acquire))
-        cpu_relax();
-}
-
-static void unlock_kept(void) { atomic_flag_clear_explicit(&kept_busy, memory_order_release); }
 
 void lrc_mc_init(void)
 {
@@ -105,7 +97,7 @@ void lrc_mc_end(void)
     for (uint32_t i = 0; i < nsent; i++)
         sent[sent_list[i]].hi = 0;
     nsent = 0;
-    lock_kept();
+    spin_lock(&kept_busy);
     for (uint32_t i = 0; i < nkept; i++) {
         uint32_t p = kept_list[i];
         lrc_diffs_free(kept[p]);
@@ -113,7 +105,7 @@ void lrc_mc_end(void)
         kept_listed[p] = 0;
     }
     nkept = 0;
-    unlock_kept();
+    spin_unlock(&kept_busy);
 }
 
 uint32_t lrc_mc_section(void) { return atomic_load(&section); }
@@ -173,13 +165,13 @@ int lrc_mc_take(uint32_t p, uint32_t writer, lrc_note *const *v, uint32_t n, lrc
 {
     if (!atomic_load(&section))
         return 0;
-    lock_kept();
+    spin_lock(&kept_busy);
     int all = kept[p] != NULL;
     for (uint32_t i = 0; all && i < n; i++)
         all = v[i]->writer != writer || holds(p, writer, v[i]->index);
     if (all)
         move_kept(p, writer, f);
-    unlock_kept();
+    spin_unlock(&kept_busy);
     if (all)
         COUNTER_ADD(diffs_taken, 1);
     return all;
@@ -189,9 +181,9 @@ int lrc_mc_await(int src, uint32_t p, lrc_fetch *f)
 {
     if (!atomic_load(&section))
         return 0;
-    lock_kept();
+    spin_lock(&kept_busy);
     int here = move_kept(p, (uint32_t)src, f);
-    unlock_kept();
+    spin_unlock(&kept_busy);
     if (here)
         waiter_done(&f->w);
     else
@@ -228,7 +220,7 @@ static void on_push(int src, const tsr_msg_hdr *h, void *payload)
         a->f = NULL;
         return;
     }
-    lock_kept();
+    spin_lock(&kept_busy);
     if (!kept_listed[p]) {
         kept_listed[p] = 1;
         kept_list[nkept++] = p;
@@ -238,5 +230,5 @@ static void on_push(int src, const tsr_msg_hdr *h, void *payload)
         d->next = kept[p];
         kept[p] = d;
     }
-    unlock_kept();
+    spin_unlock(&kept_busy);
 }

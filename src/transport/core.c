@@ -22,7 +22,7 @@
 #include "stats/stats.h"
 #include "transport/backend.h"
 #include "transport/holdup.h"
-#include "transport/spin.h"
+#include "util/spin.h"
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/cpu.h"

@@ -20,7 +20,7 @@
 #include "boot/boot.h"
 #include "transport/backend.h"
 #include "transport/core.h"
-#include "transport/spin.h"
+#include "util/spin.h"
 #include "transport/stream.h"
 #include "util/config.h"
 #include "util/log.h"

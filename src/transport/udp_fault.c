@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "stats/stats.h"
-#include "transport/spin.h"
+#include "util/spin.h"
 #include "transport/udp_rel.h"
 #include "util/config.h"
 #include "util/cpu.h"

@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "transport/spin.h"
+#include "util/spin.h"
 #include "transport/transport.h"
 
 #define REL_WINDOW 64   /* unacknowledged datagrams per peer; the sack bitmap's width */

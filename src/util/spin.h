@@ -1,7 +1,8 @@
 /*
- * spin.h - a spin lock for the send side of the backends. Not a mutex: it is
- * taken on the fault path, where only async-signal-safe operations are
- * allowed, and it is held only around copying bytes out.
+ * spin.h - a spin lock for the send side of the backends and for what a
+ * comm thread shares with the fault path. Not a mutex: it is taken on the
+ * fault path, where only async-signal-safe operations are allowed, and it
+ * is held only around short copies.
  */
 #ifndef TSR_SPIN_H
 #define TSR_SPIN_H
