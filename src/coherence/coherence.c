@@ -71,11 +71,11 @@ void coh_free_local(uint32_t first, uint32_t n)
     }
 }
 
-void coh_sync_point(void)
+void coh_sync_point(int barrier)
 {
     for (size_t i = 1; i < COH_NPROTO; i++)
         if (coh_protocols[i]->sync_point)
-            coh_protocols[i]->sync_point();
+            coh_protocols[i]->sync_point(barrier);
 }
 
 void coh_prepare_local(tsr_proto_t proto)

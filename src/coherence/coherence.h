@@ -36,9 +36,9 @@ void coh_prepare_local(tsr_proto_t proto);
 int coh_fault(void *addr, int is_write);
 
 /* The application thread holds no lock and is about to synchronize
- * (tsr_lock, the end of tsr_unlock, a barrier's entry): protocol.h's
- * sync_point. */
-void coh_sync_point(void);
+ * (tsr_lock, the end of tsr_unlock, a barrier's entry: `barrier`):
+ * protocol.h's sync_point. */
+void coh_sync_point(int barrier);
 /* A range check (range.c, tsr_range_*): makes the pages of count blocks of
  * len bytes, step bytes apart from addr, consistent for reading or writing,
  * as faults on them would; bytes outside the shared memory are ignored.

@@ -40,6 +40,7 @@ static void flush(uint32_t *sent) { lrc_close_interval(); }
 void lrc_collect(int others_later)
 {
     lrc_diffs_free_retired(); /* every node joins a round only after finishing the last */
+    lrc_diffs_make_all();
     lrc_validate_all();
     lrc_interval_collect();
     lrc_diffs_retire(others_later ? 0 : lrc_own_index());
@@ -55,11 +56,13 @@ void lrc_collect(int others_later)
  * another node's (SOR, full inputs), collected at every barrier and
  * fetched every page it does not read each time (5.6 million diff
  * requests where 50 thousand do). */
-int lrc_gc_due(void)
+size_t lrc_gc_held(void)
 {
     size_t bytes = lrc_bytes(), retiring = lrc_diffs_retiring();
-    return (retiring < bytes ? bytes - retiring : 0) > cfg.lrc_gc_bytes / 2;
+    return retiring < bytes ? bytes - retiring : 0;
 }
+
+int lrc_gc_due(void) { return lrc_gc_held() > cfg.lrc_gc_bytes / 2; }
 
 static void barrier_done(void)
 {

@@ -117,18 +117,21 @@ uint32_t lrc_own_index(void);
  * others_later (nodes that will collect only at the barrier they wait in),
  * at the one after that barrier's. */
 void lrc_collect(int others_later);
-/* Whether this node asks for a collection (in its barrier arrival, or for
- * a round): its memory past half of TSR_LRC_GC_BYTES, not counting the own
- * diffs that the next barrier or round frees anyway (lrc.c). */
+/* The memory a collection asked for now could free: all this node holds
+ * but the own diffs that the next barrier or round frees anyway, or that
+ * no round can free (lrc.c). A node asks for a collection in its barrier
+ * arrival past half of TSR_LRC_GC_BYTES, for a round past a third. */
+size_t lrc_gc_held(void);
 int lrc_gc_due(void);
 void lrc_rounds_init(void);
-/* A collection happened: the next time this node passes half the bound it
- * asks for a round again. */
+/* A collection happened: the next time this node passes a third of the
+ * bound it asks for a round again. */
 void lrc_rounds_collected(void);
 /* The application thread, holding no lock, is about to synchronize: asks
- * for a collection round if this node passed half of TSR_LRC_GC_BYTES, and
+ * for a collection round if this node passed a third of TSR_LRC_GC_BYTES
+ * (not at a barrier, whose arrival asks for a collection there), and
  * takes part in a round that node 0 announced. */
-void lrc_sync_point(void);
+void lrc_sync_point(int barrier);
 /* Node 0's comm thread: node's barrier arrival (it takes part in a round
  * under way through it), and the barrier's departure. */
 void lrc_round_barrier_arrival(int node);
@@ -173,6 +176,10 @@ void lrc_notice(uint32_t page, const lrc_interval *iv);
 void lrc_written(uint32_t page, uint32_t index);
 /* Brings every page invalidated since the last call up to date (GC). */
 void lrc_validate_all(void);
+/* A collection is under way: every other node is about to validate the
+ * pages this node wrote, so their pending diffs are made now, each
+ * holding only intervals the collection covers (lrc.c, lrc_collect). */
+void lrc_diffs_make_all(void);
 /* A collection covered this node's intervals up to `index` (0: it keeps
  * them for a later one): its diffs of them stay while other nodes may
  * still ask for them, until lrc_diffs_free_retired. */
@@ -180,7 +187,9 @@ void lrc_diffs_retire(uint32_t index);
 /* Every node has finished the collection (GC: at the next barrier, or the
  * next round): frees the diffs retired by it. */
 void lrc_diffs_free_retired(void);
-/* The bytes of the retired diffs, those made since included. */
+/* The bytes of own diffs no collection asked for now could free: those
+ * retired (made since included), or every one after a round that some
+ * node took part in through a barrier arrival. */
 size_t lrc_diffs_retiring(void);
 /* Forgets pages [first, first+n): they are being freed or mapped anew. */
 void lrc_forget(uint32_t first, uint32_t n);

@@ -74,9 +74,12 @@ static uint32_t *stale, nstale; /* pages invalidated since the last collection *
 static atomic_flag diff_busy = ATOMIC_FLAG_INIT;
 /* Own diffs of intervals up to retire_index (0: none) are kept only for
  * the nodes still validating after the last collection, and go at the
- * next barrier or round; retiring counts their bytes, including those
- * made as those nodes ask. Both under diff_busy; retiring is read
- * without it. */
+ * next barrier or round. retiring counts the bytes of own diffs that no
+ * collection asked for now could free: those retired, including those
+ * made as those nodes ask, and after a round some nodes took part in
+ * through a barrier arrival, every own diff (they validate only when
+ * that barrier ends). Both under diff_busy; retiring is read without
+ * it. */
 static uint32_t retire_index;
 static _Atomic size_t retiring;
 static uint8_t scratch[DIFF_MAX]; /* under diff_busy */
@@ -482,6 +485,12 @@ void lrc_diffs_free_retired(void)
     unlock_diffs();
 }
 
+void lrc_diffs_make_all(void)
+{
+    for (uint32_t i = 0; i < nowned; i++)
+        make_pending_diff(owned[i]);
+}
+
 /* The walk holds diff_busy throughout, so that a diff made meanwhile is
  * counted once: here, or by make_diff once the index is set. */
 void lrc_diffs_retire(uint32_t index)
@@ -489,9 +498,9 @@ void lrc_diffs_retire(uint32_t index)
     size_t bytes = 0;
     lock_diffs();
     retire_index = index;
-    for (uint32_t i = 0; index && i < nowned; i++)
+    for (uint32_t i = 0; i < nowned; i++)
         for (const lrc_diff *d = own[owned[i]]; d; d = d->next)
-            if (d->last <= index)
+            if (!index || d->last <= index)
                 bytes += lrc_size(d);
     atomic_store(&retiring, bytes);
     unlock_diffs();

@@ -5,8 +5,10 @@
  * TreadMarks collects at barriers only: every node must have seen every
  * interval to be forgotten and brought its pages up to date, and a barrier
  * is where all nodes meet. A program that synchronizes with locks alone
- * would grow without bound. So a node that passes half of TSR_LRC_GC_BYTES
- * asks node 0 for a round (MSG_LRC_GC_ASK), and node 0 announces one
+ * would grow without bound. So a node that passes a third of
+ * TSR_LRC_GC_BYTES at a lock operation asks node 0 for a round
+ * (MSG_LRC_GC_ASK; a third, since the grant it takes next can bring the
+ * last holder's third), and node 0 announces one
  * (MSG_LRC_GC_START). Each node joins at its next synchronization holding
  * no lock (tsr_lock, the end of tsr_unlock, a barrier's entry:
  * coh_sync_point): it sends what a barrier arrival carries
@@ -22,13 +24,20 @@
  * (MSG_LRC_GC_END), and adds the joins to the barrier's departure, asking
  * it to collect. The joined nodes apply the merge and collect as at a
  * barrier; the arrived ones collect at the barrier's end, so the joined
- * ones keep their own diffs for them one collection longer.
+ * ones keep their own diffs for them one collection longer. No round can
+ * free those diffs before that barrier ends, so they do not count toward
+ * asking for the next (lrc_diffs_retiring): counted, each round asked for
+ * the next at once, 2,500 rounds in a row while one node waited in a
+ * barrier. Until it leaves, the others' memory can pass the bound.
  *
  * A round is invisible to the program: a join point is a synchronization
  * already, and the round only adds ordering. It costs a wait for the
- * slowest node, as a barrier does. A node past half the bound waits at its
- * join point for the round to be announced, so its memory stops growing
- * however late the round starts.
+ * slowest node, as a barrier does. A node past a third of the bound waits
+ * at its join point for the round to be announced, so its memory stops
+ * growing however late the round starts. A barrier's entry asks for no
+ * round: the arrival asks for a collection at that barrier (past half, as
+ * TreadMarks does), where a round would wait for the nodes already in it
+ * and collect twice.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -236,29 +245,30 @@ static void join(uint32_t r)
     COUNTER_ADD(lrc_gc_rounds, 1);
 }
 
-/* Past half the bound, a node that asked waits here, holding no lock, for
- * the round: its own ask starts one, or one under way that it has not
- * joined yet was announced already (node 0 drops an ask only then).
- * Meanwhile it makes no interval and receives no notice, so its memory
- * stops growing however late node 0's comm thread takes the ask, and the
- * other half is left for what the round's merge brings in (the intervals
- * of the others that this node has not seen) before it collects. */
+/* Past a third of the bound, a node that asked waits here, holding no
+ * lock, for the round: its own ask starts one, or one under way that it
+ * has not joined yet was announced already (node 0 drops an ask only
+ * then). Meanwhile it makes no interval and receives no notice, so its
+ * memory stops growing however late node 0's comm thread takes the ask,
+ * and the rest is left for what the round's merge brings in (the
+ * intervals of the others that this node has not seen) before it
+ * collects. */
 static uint32_t round_announced(void)
 {
     const struct timespec pause = {0, 20 * 1000};
     uint32_t r = atomic_load(&announced);
-    while (!r && asked && lrc_bytes() > cfg.lrc_gc_bytes / 2) {
+    while (!r && asked && lrc_bytes() > cfg.lrc_gc_bytes / 3) {
         nanosleep(&pause, NULL);
         r = atomic_load(&announced);
     }
     return r;
 }
 
-void lrc_sync_point(void)
+void lrc_sync_point(int barrier)
 {
     if (!lrc_active)
         return;
-    if (!asked && lrc_gc_due()) {
+    if (!barrier && !asked && lrc_gc_held() > cfg.lrc_gc_bytes / 3) {
         asked = 1;
         am_send(ROOT, MSG_LRC_GC_ASK, 0, 0, 0, NULL, 0);
     }

@@ -65,8 +65,10 @@ typedef struct tsr_protocol {
     /* Optional: the application thread holds no lock and is about to
      * synchronize (tsr_lock, the end of tsr_unlock, a barrier's entry).
      * The protocol may wait here for an exchange of its own that every
-     * node joins at such a point (LRC's collection rounds). */
-    void (*sync_point)(void);
+     * node joins at such a point (LRC's collection rounds). `barrier`:
+     * at a barrier's entry, whose arrival carries the protocol's payload
+     * next. */
+    void (*sync_point)(int barrier);
 
     /* Synchronization payloads, all optional (payload.h frames them).
      * Writers append to `out` (nothing: no frame); readers get their own

@@ -163,7 +163,7 @@ void tsr_barrier(void)
 void barrier_collective(const coll_sig *sig)
 {
     if (!lock_held_count())
-        coh_sync_point();
+        coh_sync_point(1);
     double t0 = now_s();
     am_wait_room();
     stall_enter(epoch, sig);

@@ -549,7 +549,7 @@ void lock_acquire(int id)
     if (held_here[id])
         log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
     if (!nheld)
-        coh_sync_point();
+        coh_sync_point(0);
     double t0 = now_s();
     am_wait_room();
     int m = manager_of(id);
@@ -615,5 +615,5 @@ void lock_release(int id)
     }
     pbuf_free(&out);
     if (!nheld)
-        coh_sync_point();
+        coh_sync_point(0);
 }
