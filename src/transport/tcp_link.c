@@ -1,0 +1,127 @@
+/*
+ * tcp_link.c - one TCP connection as a message link (tcp_link.h).
+ *
+ * A sender writes directly when the queue is empty (the common case, no
+ * thread hop); otherwise the message joins the queue and the comm thread
+ * flushes it when the socket drains. The comm thread itself never blocks on
+ * a write, so two nodes sending each other large messages cannot deadlock.
+ */
+#include "transport/tcp_link.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "transport/core.h"
+#include "util/log.h"
+
+void tcp_link_init(tcp_link *l, int node, int fd)
+{
+    *l = (tcp_link){.fd = fd, .node = node};
+    if (fd < 0)
+        return;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    rx_init(&l->rx, node);
+}
+
+void tcp_link_free(tcp_link *l)
+{
+    if (l->fd >= 0)
+        close(l->fd);
+    l->fd = -1;
+    rx_free(&l->rx);
+}
+
+/* Writes as much of m as the socket takes: 1 when all of it is out, 0 when
+ * the socket is full (or broken: the reader will see the end of file). A
+ * payload the kernel cannot read (EFAULT) is a bug, not back-pressure: it
+ * would be retried forever. */
+static int write_some(tcp_link *l, am_msg *m)
+{
+    size_t total = STREAM_BYTES(m->hdr.len);
+    while (m->sent < total) {
+        const void *base[3];
+        size_t len[3];
+        struct iovec iov[3];
+        int n = tx_pieces(m, base, len);
+        for (int i = 0; i < n; i++)
+            iov[i] = (struct iovec){(void *)base[i], len[i]};
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)n};
+        ssize_t w = sendmsg(l->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EFAULT)
+                log_die_status(1, "sending %s to node %d: its payload at %p is not readable",
+                               msg_name(m->hdr.type), l->node, m->payload);
+            return 0;
+        }
+        m->sent += (size_t)w;
+    }
+    return 1;
+}
+
+/* The comm thread reads a queue's head without the lock (tcp_link_queued), so
+ * head is stored and read atomically. */
+int tcp_link_queued(const tcp_link *l) { return __atomic_load_n(&l->head, __ATOMIC_RELAXED) != NULL; }
+static void set_head(tcp_link *l, am_msg *m) { __atomic_store_n(&l->head, m, __ATOMIC_RELAXED); }
+
+static void release_msg(am_msg *m)
+{
+    if (m->heap == 1)
+        free(m);
+}
+
+int tcp_link_post(tcp_link *l, am_msg *m)
+{
+    spin_lock(&l->lock);
+    if (!l->head && write_some(l, m)) {
+        spin_unlock(&l->lock);
+        release_msg(m);
+        return 0;
+    }
+    if (m->heap == -1)
+        m = am_detach(m);
+    m->next = NULL;
+    sendq_grew(l->node, STREAM_BYTES(m->hdr.len));
+    if (l->tail)
+        l->tail->next = m;
+    else
+        set_head(l, m);
+    l->tail = m;
+    spin_unlock(&l->lock);
+    return 1;
+}
+
+void tcp_link_flush(tcp_link *l)
+{
+    spin_lock(&l->lock);
+    while (l->head && write_some(l, l->head)) {
+        am_msg *m = l->head;
+        set_head(l, m->next);
+        if (!l->head)
+            l->tail = NULL;
+        sendq_shrank(l->node, STREAM_BYTES(m->hdr.len));
+        release_msg(m);
+    }
+    spin_unlock(&l->lock);
+}
+
+int tcp_link_read(tcp_link *l)
+{
+    for (;;) {
+        size_t room;
+        char *dst = rx_space(&l->rx, &room);
+        ssize_t n = read(l->fd, dst, room);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 1;
+        if (n <= 0)
+            return 0;
+        rx_commit(&l->rx, (size_t)n);
+    }
+}

@@ -1,0 +1,38 @@
+/*
+ * tcp_link.h - one TCP connection to a peer as a message link: a send queue
+ * that senders write through directly when it is empty, and the receive
+ * stream that puts messages together again (stream.h).
+ *
+ * The TCP backend (tcp.c) has one per peer; the shm backend (shm.c) one
+ * per peer on another host, when a job spans hosts.
+ */
+#ifndef TSR_TCP_LINK_H
+#define TSR_TCP_LINK_H
+
+#include "transport/stream.h"
+#include "util/spin.h"
+
+typedef struct tcp_link {
+    int fd, node;     /* the socket (-1: closed, or no link) and the peer */
+    spin_t lock;      /* guards head/tail and writing to fd */
+    am_msg *head, *tail;
+    rx_stream rx;
+} tcp_link;
+
+/* Takes over fd (made non-blocking) as the link to node. */
+void tcp_link_init(tcp_link *l, int node, int fd);
+/* Closes the socket and frees the stream. */
+void tcp_link_free(tcp_link *l);
+/* Writes m, or as much as the socket takes and queues the rest (backend.h's
+ * post). Returns 1 when something waits: the comm thread must flush it. */
+int tcp_link_post(tcp_link *l, am_msg *m);
+/* Writes what waits while the socket takes it. The comm thread. */
+void tcp_link_flush(tcp_link *l);
+/* 1 when something waits to be written. Read without the lock: a stale
+ * answer costs the comm thread one more turn. */
+int tcp_link_queued(const tcp_link *l);
+/* Reads until the socket is empty, delivering every whole message.
+ * Returns 0 at the peer's end of file (or a broken connection). */
+int tcp_link_read(tcp_link *l);
+
+#endif
