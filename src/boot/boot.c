@@ -32,7 +32,7 @@
  * one to name a node that never registered. */
 #define TABLE_GRACE_S 5.0
 
-tsr_boot boot = {NULL, -1, -1, {.listen_fd = -1}};
+tsr_boot boot = {.peer_fd = NULL, .listen_fd = -1, .launcher_fd = -1, .gate = {.listen_fd = -1}};
 
 static gate_judge mesh_judge;
 
@@ -296,10 +296,23 @@ static void accept_higher(double deadline)
     }
 }
 
+/* Nodes that peers reach at one address share a host (a host's nodes
+ * listen on its address toward the job, boot/iface.h). */
+static void find_hosts(const boot_endpoint *ep)
+{
+    for (int i = 0; i < cfg.nodes; i++) {
+        boot.host[i] = i;
+        for (int j = 0; j < i && boot.host[i] == i; j++)
+            if (ep[j].addr == ep[i].addr)
+                boot.host[i] = j;
+    }
+}
+
 void boot_start(void)
 {
     boot.peer_fd = malloc((size_t)cfg.nodes * sizeof *boot.peer_fd);
-    if (!boot.peer_fd)
+    boot.host = calloc((size_t)cfg.nodes, sizeof *boot.host);
+    if (!boot.peer_fd || !boot.host)
         log_die("out of memory");
     for (int i = 0; i < cfg.nodes; i++)
         boot.peer_fd[i] = -1;
@@ -309,6 +322,7 @@ void boot_start(void)
                      strspn(cfg.secret, "0123456789abcdefABCDEF") != BOOT_SECRET_LEN))
         log_die("TSR_SECRET must be %d hex characters", BOOT_SECRET_LEN);
     boot_endpoint *ep = cfg.boot ? register_with_launcher() : meet_without_launcher();
+    find_hosts(ep);
     double deadline = now_s() + cfg.connect_timeout_s;
     connect_lower(ep, deadline);
     accept_higher(deadline);

@@ -15,6 +15,8 @@
 
 typedef struct tsr_boot {
     int *peer_fd;  /* one per node; -1 for this node */
+    int *host;     /* per node: the lowest-numbered node that peers reach at
+                      the same address, which is on the same host */
     int listen_fd; /* kept open: later connections are refused and logged */
     int launcher_fd; /* connection to tsrun; -1 when run alone */
     gate gate;     /* the peer port's gate; after start-up every connection is a

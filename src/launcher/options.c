@@ -83,6 +83,9 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int c;
     char why[256];
+    const char *hosts = getenv("TSR_HOSTS");
+    if (hosts && *hosts && remote_add_hosts(hosts, why, sizeof why))
+        refuse("TSR_HOSTS='%s': %s", hosts, strncmp(why, "-H: ", 4) ? why : why + 4);
     while ((c = getopt_long(argc, argv, "+n:psj:m:t:hH:", longopts, NULL)) != -1) {
         switch (c) {
         case 'n': opt->n = (int)parse_long("-n", optarg, 1, 4096); break;

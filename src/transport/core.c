@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot/boot.h"
 #include "stats/stats.h"
 #include "transport/backend.h"
 #include "transport/holdup.h"
@@ -373,6 +374,15 @@ static void *comm_main(void *arg)
     return NULL;
 }
 
+/* Whether some host runs two nodes of the job (boot.host). */
+static int hosts_shared(void)
+{
+    for (int j = 0; j < cfg.nodes; j++)
+        if (boot.host[j] != j)
+            return 1;
+    return 0;
+}
+
 static const tsr_backend *choose(void)
 {
     switch (cfg.transport) {
@@ -381,8 +391,10 @@ static const tsr_backend *choose(void)
     case TRANSPORT_UDP:
         return &udp_backend;
     case TRANSPORT_AUTO:
-        /* tsrun makes the rings only for a job whose nodes share this host. */
-        return cfg.shm_fd >= 0 || cfg.nodes == 1 ? &shm_backend : &tcp_backend;
+        /* The rings between the nodes of each host, TCP between hosts
+         * (shm_hosts.h): TCP alone when no host has two nodes. */
+        return cfg.shm_fd >= 0 || cfg.nodes == 1 || hosts_shared() ? &shm_backend
+                                                                   : &tcp_backend;
     default:
         return &tcp_backend;
     }

@@ -42,8 +42,9 @@
 #include "boot/boot.h"
 #include "transport/backend.h"
 #include "transport/core.h"
-#include "util/spin.h"
+#include "transport/shm_hosts.h"
 #include "transport/stream.h"
+#include "util/spin.h"
 #include "util/config.h"
 #include "util/cpu.h"
 #include "util/log.h"
@@ -139,8 +140,12 @@ static void bell_ring(int n)
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&b->sleeping, memory_order_relaxed) &&
         atomic_exchange(&b->sleeping, 0)) {
-        atomic_fetch_add(&b->seq, 1);
-        futex(&b->seq, FUTEX_WAKE, 1, NULL);
+        if (shm_spans_hosts) {
+            shm_hosts_ring(n);
+        } else {
+            atomic_fetch_add(&b->seq, 1);
+            futex(&b->seq, FUTEX_WAKE, 1, NULL);
+        }
         core_count_wakeup();
     }
 }
@@ -193,6 +198,10 @@ static int has_queued(const out_queue *q) { return __atomic_load_n(&q->head, __A
 
 static void shm_post(int dest, am_msg *m)
 {
+    if (!shm_here(dest)) {
+        shm_hosts_post(dest, m);
+        return;
+    }
     out_queue *q = &outq[dest];
     spin_lock(&q->lock);
     if (!q->head && ring_write(ring_of(cfg.node, dest), m)) {
@@ -391,9 +400,14 @@ static void shm_polled(int on)
 static void shm_receive(void)
 {
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node)
+        if (j != cfg.node && shm_here(j))
             receive(j);
+    shm_hosts_receive();
 }
+
+static int shm_arrived(void) { return any_ring_has_data() || shm_hosts_arrived(); }
+
+int shm_drain_ring(int src) { return receive(src) || ring_has_data(src); }
 
 static int ring_has_room(int dest)
 {
@@ -411,19 +425,24 @@ static int work_waiting(void)
     return 0;
 }
 
-/* Sleeps on this node's bell for at most ms, unless work already waits. */
-static void sleep_ms(int ms)
+/* Sleeps on this node's bell for at most ms, unless work already waits.
+ * Returns 1 if another host's link moved anything meanwhile. */
+static int sleep_ms(int ms)
 {
     bell *b = &bells[cfg.node];
+    int moved = 0;
     atomic_store(&b->sleeping, 1);
     uint32_t seq = atomic_load(&b->seq);
-    if (!work_waiting()) {
+    if (shm_spans_hosts) {
+        moved = shm_hosts_poll(work_waiting() ? 0 : ms);
+    } else if (!work_waiting()) {
         struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
         core_sleep_begin();
         futex(&b->seq, FUTEX_WAIT, seq, &ts);
         core_sleep_end();
     }
     atomic_store(&b->sleeping, 0);
+    return moved;
 }
 
 /* The mesh socket of a peer: nothing may arrive on it but its end of file. */
@@ -464,9 +483,20 @@ static void watch_all(void)
  * costs as much as the rest of such a turn. */
 #define WATCH_TURNS 64
 
+/* Turns without sleeping between two looks at the sockets of a job that
+ * spans hosts: a look is a system call, a turn over the rings is not. */
+#define SOCKET_TURNS 8
+
 static int shm_progress(int timeout_ms)
 {
-    if (timeout_ms || ++turns % WATCH_TURNS == 0) {
+    int busy = 0;
+    if (shm_spans_hosts) {
+        if (timeout_ms)
+            busy = sleep_ms(timeout_ms < 0 || timeout_ms > CORE_WATCH_MS ? CORE_WATCH_MS
+                                                                         : timeout_ms);
+        else if (++turns % SOCKET_TURNS == 0)
+            busy = shm_hosts_poll(0);
+    } else if (timeout_ms || ++turns % WATCH_TURNS == 0) {
         double now = now_s();
         if (timeout_ms && !work_waiting()) {
             int until_watch = (int)((next_watch - now) * 1000) + 1;
@@ -476,9 +506,9 @@ static int shm_progress(int timeout_ms)
         if (now >= next_watch)
             watch_all();
     }
-    int busy = core_drain_self();
+    busy |= core_drain_self();
     for (int j = 0; j < cfg.nodes; j++) {
-        if (j == cfg.node)
+        if (j == cfg.node || !shm_here(j))
             continue;
         if (has_queued(&outq[j]))
             busy |= flush(j);
@@ -492,21 +522,33 @@ static int shm_idle(void)
     for (int j = 0; j < cfg.nodes; j++)
         if (has_queued(&outq[j]))
             return 0;
-    return 1;
+    return shm_hosts_idle();
 }
 
+/* Maps the rings: tsrun's (TSR_SHM_FD), or those this host's nodes make
+ * (shm_share.c). */
 static void map_rings(void)
 {
     struct stat st;
     area_len = shm_bytes(cfg.nodes);
-    if (fstat(cfg.shm_fd, &st) || (size_t)st.st_size != area_len)
-        log_die("TSR_SHM_FD=%d is not the rings tsrun made for %d nodes", cfg.shm_fd, cfg.nodes);
-    area = mmap(NULL, area_len, PROT_READ | PROT_WRITE, MAP_SHARED, cfg.shm_fd, 0);
+    int fd = cfg.shm_fd >= 0 ? cfg.shm_fd : shm_host_rings(area_len);
+    if (fstat(fd, &st) || (size_t)st.st_size != area_len)
+        log_die("TSR_SHM_FD=%d is not the rings tsrun made for %d nodes", fd, cfg.nodes);
+    area = mmap(NULL, area_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (area == MAP_FAILED)
         log_die("cannot map the shm transport's rings (%zu bytes): %m", area_len);
     /* Mapped: a child the program starts must not inherit the descriptor. */
-    close(cfg.shm_fd);
+    close(fd);
     bells = (bell *)area;
+}
+
+/* TSR_TRANSPORT=shm promises no TCP between nodes. */
+static void refuse_other_hosts(void)
+{
+    for (int j = 0; cfg.transport == TRANSPORT_SHM && j < cfg.nodes; j++)
+        if (!shm_here(j))
+            log_die("TSR_TRANSPORT=shm needs every node on one host, and node %d is on another "
+                    "(use auto: shm within a host, TCP between hosts)", j);
 }
 
 static void shm_start(void)
@@ -526,13 +568,12 @@ static void shm_start(void)
         bells = &own;
         return;
     }
-    if (cfg.shm_fd < 0)
-        log_die("TSR_TRANSPORT=shm needs the rings tsrun makes for a job on one host "
-                "(TSR_SHM_FD is not set)");
+    refuse_other_hosts();
     map_rings();
+    shm_hosts_start();
     for (int j = 0; j < cfg.nodes; j++) {
         int fd = boot.peer_fd[j];
-        if (fd < 0)
+        if (fd < 0 || !shm_here(j))
             continue;
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
         rx_init(&rx[j], j);
@@ -546,6 +587,7 @@ static void shm_stop(void)
             close(boot.peer_fd[j]);
         rx_free(&rx[j]);
     }
+    shm_hosts_stop();
     if (area)
         munmap(area, area_len);
     free(outq);
@@ -563,5 +605,5 @@ const tsr_backend shm_backend = {.name = "shm",
                                  .stop = shm_stop,
                                  .polled = shm_polled,
                                  .take_replies = shm_take_replies,
-                                 .arrived = any_ring_has_data,
+                                 .arrived = shm_arrived,
                                  .receive = shm_receive};

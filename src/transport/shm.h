@@ -16,5 +16,9 @@ size_t shm_bytes(int nodes);
 /* Makes the memfd for `nodes` nodes, close-on-exec (the child clears that
  * for its node). Returns the descriptor, or -1 with errno set. */
 int shm_create(int nodes);
+/* A job tsrun did not start on its host alone (shm_share.c): the rings of
+ * `bytes` that this host's nodes share, made by the first of them. Returns
+ * the descriptor; stops the node naming the cause if it cannot. */
+int shm_host_rings(size_t bytes);
 
 #endif

@@ -19,6 +19,8 @@ chmod +x "$LOG/ssh"
 P=$B/tests/mp/lock_counter
 
 expect_fail "cluster/local -H with a bad slot count" "-H: 'b' has no slot count" $TSRUN -H a,b:x $P
+expect_fail "cluster/local TSR_HOSTS with a bad slot count" "TSR_HOSTS='a,b:x': 'b' has no slot count" \
+    env TSR_HOSTS=a,b:x $TSRUN $P
 expect_fail "cluster/local -H refuses an option as a host" "'-oProxyCommand=x' is not a host name" \
     $TSRUN --hosts=-oProxyCommand=x $P
 printf 'a slots=2\nb cpus=4\n' >"$LOG/bad_hosts"

@@ -3,7 +3,9 @@
 # tsrun: each process takes its rank and size from mpirun's environment and
 # meets its peers through the rendezvous directory (TSR_RENDEZVOUS). Under
 # MPICH the job id comes from Hydra over PMI (src/boot/pmi.c), so neither
-# launcher needs TSR_JOB_ID. The programs are not linked with MPI.
+# launcher needs TSR_JOB_ID. The programs are not linked with MPI. On one
+# host, TSR_TRANSPORT=auto gives them the shm rings, which the nodes make
+# without tsrun (transport/shm_share.c).
 . tests/lib.sh
 
 export TSR_RENDEZVOUS=$LOG/rendezvous
@@ -18,6 +20,9 @@ under() {
     done
     expect_ok "cluster/$name -n 4 apps/sor" "verified=PASS" "${run[@]}" $B/apps/sor 64 64 10
     expect_ok "cluster/$name -n 4 apps/mm" "verified=PASS" "${run[@]}" $B/apps/mm 64
+    # Every node on this host: auto's rings, which the nodes made themselves.
+    expect_ok "cluster/$name -n 4 runs over the shm rings" "node 3: transport: shm$" \
+        env TSR_VERBOSE=1 "${run[@]}" $B/tests/mp/lock_counter
     ls -A "$TSR_RENDEZVOUS" >"$LOG/left"
     if [ ! -s "$LOG/left" ]; then ok "cluster/$name node 0 removed the job's rendezvous files"
     else bad "cluster/$name node 0 removed the job's rendezvous files" "$LOG/left"; fi

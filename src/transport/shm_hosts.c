@@ -1,0 +1,177 @@
+/*
+ * shm_hosts.c - the shm backend across hosts (shm_hosts.h): TCP links to
+ * the other hosts' nodes, and bells that are sockets.
+ */
+#include "transport/shm_hosts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "transport/core.h"
+#include "transport/tcp_link.h"
+#include "util/config.h"
+#include "util/log.h"
+
+int shm_spans_hosts;
+
+static tcp_link *links; /* per node on another host; fd -1 for the others */
+static uint8_t *ended;  /* per node of this host: its bell's connection ended */
+static int own_bell = -1;
+/* The poll set: the core's descriptors, the own bell, then one per node:
+ * its link (another host) or its bell (this host). */
+static struct pollfd *pfd, *poll_pfd; /* poll_pfd: am_poll's, under the serve lock */
+enum { SLOT_CORE, SLOT_BELL = CORE_POLLFDS, SLOT_NODES };
+
+int shm_here(int node) { return boot.host[node] == boot.host[cfg.node]; }
+
+void shm_hosts_start(void)
+{
+    for (int j = 0; j < cfg.nodes; j++)
+        shm_spans_hosts |= !shm_here(j);
+    if (!shm_spans_hosts)
+        return;
+    links = calloc((size_t)cfg.nodes, sizeof *links);
+    pfd = calloc((size_t)(SLOT_NODES + cfg.nodes), sizeof *pfd);
+    poll_pfd = calloc((size_t)cfg.nodes, sizeof *poll_pfd);
+    ended = calloc((size_t)cfg.nodes, 1);
+    own_bell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (!links || !pfd || !poll_pfd || !ended || own_bell < 0)
+        log_die("cannot set up the links to other hosts: %m");
+    int here = 0;
+    for (int j = 0; j < cfg.nodes; j++)
+        here += shm_here(j);
+    log_debug("transport: shm rings to %d other nodes of this host, TCP to %d nodes on other "
+              "hosts", here - 1, cfg.nodes - here);
+    for (int j = 0; j < cfg.nodes; j++) {
+        int fd = boot.peer_fd[j];
+        tcp_link_init(&links[j], j, shm_here(j) ? -1 : fd);
+        if (!shm_here(j))
+            boot.peer_fd[j] = -1; /* the link's now */
+        else if (fd >= 0) /* a bell: a ringer never blocks, nor does draining it */
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    }
+}
+
+void shm_hosts_stop(void)
+{
+    if (!shm_spans_hosts)
+        return;
+    for (int j = 0; j < cfg.nodes; j++)
+        tcp_link_free(&links[j]);
+    close(own_bell);
+    free(links);
+    free(pfd);
+    free(poll_pfd);
+    free(ended);
+}
+
+void shm_hosts_post(int dest, am_msg *m)
+{
+    if (tcp_link_post(&links[dest], m))
+        shm_hosts_ring(cfg.node); /* the comm thread writes the rest */
+}
+
+void shm_hosts_ring(int n)
+{
+    static const uint64_t one = 1;
+    ssize_t unused = n == cfg.node ? write(own_bell, &one, sizeof one)
+                                   : write(boot.peer_fd[n], &one, 1);
+    (void)unused;
+}
+
+/* The bell of node j of this host: drains it. Its end of file is the
+ * node's end, but the ring may still hold its last messages (its MSG_BYE
+ * among them): those are delivered first, so a clean exit is not taken
+ * for a crash. */
+static void bell_rang(int j)
+{
+    char buf[64];
+    ssize_t n;
+    while ((n = read(boot.peer_fd[j], buf, sizeof buf)) > 0)
+        ;
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    while (shm_drain_ring(j))
+        ;
+    core_link_closed(j);
+    ended[j] = 1; /* kept open, out of the poll set: a sender may still ring it */
+}
+
+static void serve_node(int j, short ev)
+{
+    tcp_link *l = &links[j];
+    if (shm_here(j)) {
+        if (ev)
+            bell_rang(j);
+        return;
+    }
+    if (ev & POLLOUT)
+        tcp_link_flush(l);
+    if ((ev & (POLLIN | POLLHUP | POLLERR)) && !tcp_link_read(l)) {
+        core_link_closed(j);
+        tcp_link_free(l);
+    }
+}
+
+int shm_hosts_poll(int ms)
+{
+    core_pollfds(pfd + SLOT_CORE);
+    pfd[SLOT_BELL] = (struct pollfd){own_bell, POLLIN, 0};
+    for (int j = 0; j < cfg.nodes; j++) {
+        int fd = j == cfg.node || ended[j] ? -1 : shm_here(j) ? boot.peer_fd[j] : links[j].fd;
+        short ev = (short)(POLLIN | (tcp_link_queued(&links[j]) ? POLLOUT : 0));
+        pfd[SLOT_NODES + j] = (struct pollfd){fd, ev, 0};
+    }
+    if (ms)
+        core_sleep_begin();
+    int ready = poll(pfd, (nfds_t)(SLOT_NODES + cfg.nodes), ms);
+    if (ms)
+        core_sleep_end();
+    if (ready < 0)
+        log_die_status(1, "the communication thread's poll failed: %m");
+    core_serve(pfd + SLOT_CORE);
+    if (ready == 0)
+        return 0;
+    if (pfd[SLOT_BELL].revents) {
+        uint64_t v;
+        ssize_t unused = read(own_bell, &v, sizeof v);
+        (void)unused;
+    }
+    int moved = 0;
+    for (int j = 0; j < cfg.nodes; j++) {
+        short ev = pfd[SLOT_NODES + j].revents;
+        moved |= ev && !shm_here(j);
+        if (ev)
+            serve_node(j, ev);
+    }
+    return moved;
+}
+
+int shm_hosts_idle(void)
+{
+    for (int j = 0; shm_spans_hosts && j < cfg.nodes; j++)
+        if (tcp_link_queued(&links[j]))
+            return 0;
+    return 1;
+}
+
+int shm_hosts_arrived(void)
+{
+    if (!shm_spans_hosts)
+        return 0;
+    for (int j = 0; j < cfg.nodes; j++)
+        poll_pfd[j] = (struct pollfd){links[j].fd, POLLIN, 0};
+    return poll(poll_pfd, (nfds_t)cfg.nodes, 0) > 0;
+}
+
+void shm_hosts_receive(void)
+{
+    for (int j = 0; shm_spans_hosts && j < cfg.nodes; j++)
+        if (poll_pfd[j].revents & POLLIN)
+            tcp_link_read(&links[j]); /* an end of file stays for the comm thread */
+}
