@@ -42,10 +42,12 @@
 
 STATS_COUNTER(udp_rejected, "udp: datagrams dropped for a bad header, sender or token");
 
-/* The longest the comm thread sleeps while datagrams may be unacknowledged:
- * a send does not wake it, so this bounds how late a first retransmission
- * can be. */
-#define SLEEP_CAP_NS 5000000ull
+/* While the comm thread sleeps: when it wakes (now_ns clock; UINT64_MAX:
+ * only for something that arrives; 0: it does not sleep). It sleeps until
+ * the next retransmission falls due, and a send's own falls due REL_RTO_NS
+ * after it: a send that would be due sooner wakes it (posted). Once it
+ * woke every 5 ms to look, 200 times a second in an idle job. */
+static _Atomic uint64_t asleep_until;
 /* Datagrams read per turn before the other work of the loop. */
 #define RECV_BATCH 256
 /* Socket buffers asked for: a window to every peer fits. */
@@ -232,20 +234,35 @@ static uint64_t timers(void)
     return next;
 }
 
+/* A message went into a peer's window or queue: wakes the comm thread if
+ * it sleeps past the message's first retransmission. Any thread; the
+ * fence orders the post before the look (the comm thread does the
+ * converse: it says it sleeps, then looks at the timers). */
+static void posted(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    uint64_t until = atomic_load_explicit(&asleep_until, memory_order_relaxed);
+    if (until && now_ns() + REL_RTO_NS < until &&
+        atomic_compare_exchange_strong(&asleep_until, &until, 0))
+        udp_wake();
+}
+
 static int udp_progress(int timeout_ms)
 {
+    atomic_store(&asleep_until, UINT64_MAX);
     uint64_t wait = timers();
-    if (wait > SLEEP_CAP_NS)
-        wait = SLEEP_CAP_NS;
     if (timeout_ms >= 0 && (uint64_t)timeout_ms * 1000000 < wait)
         wait = (uint64_t)timeout_ms * 1000000;
     if (core_pending())
         wait = 0;
+    /* A post that saw UINT64_MAX woke us already: the store cannot lose it. */
+    atomic_store(&asleep_until, !wait ? 0 : wait == UINT64_MAX ? UINT64_MAX : now_ns() + wait);
     struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
     core_pollfds(pfd + SLOT_CORE);
     if (wait)
         core_sleep_begin();
-    int ready = ppoll(pfd, (nfds_t)(SLOT_MESH + cfg.nodes), &ts, NULL);
+    int ready = ppoll(pfd, (nfds_t)(SLOT_MESH + cfg.nodes), wait == UINT64_MAX ? NULL : &ts, NULL);
+    atomic_store(&asleep_until, 0);
     if (wait)
         core_sleep_end();
     if (ready < 0)
@@ -276,11 +293,13 @@ static void udp_receive(void) { receive_all(); }
 static void udp_post(int dest, am_msg *m)
 {
     rel_post(&udp_peers[dest].rel, m->heap == -1 ? am_detach(m) : m, 0);
+    posted();
 }
 
 static void udp_post_unordered(int dest, am_msg *m)
 {
     rel_post(&udp_peers[dest].rel, m->heap == -1 ? am_detach(m) : m, 1);
+    posted();
 }
 
 /* Members of a multicast whose list still fits one datagram beside a
@@ -318,6 +337,7 @@ static int udp_multicast(const int *dests, int n, const am_msg *m)
         }
         sched_yield();
     }
+    posted();
     return 1;
 }
 

@@ -29,7 +29,6 @@ STATS_COUNTER(udp_unordered_early, "udp: unordered messages delivered before an 
  * with each try. Loopback answers in microseconds, but the receiver's comm
  * thread may be descheduled on a loaded host; sending early costs only a
  * duplicate, which the receiver drops. */
-#define RTO_NS 5000000ull
 #define RTO_MAX_SHIFT 6
 
 static const rel_ops *ops;
@@ -123,7 +122,7 @@ static void transmit(rel_peer *p, uint32_t seq)
     p->sack_out = h.sack;
     s->tries++;
     uint32_t shift = s->tries - 1 < RTO_MAX_SHIFT ? s->tries - 1 : RTO_MAX_SHIFT;
-    s->due_ns = ops->now_ns() + (RTO_NS << shift);
+    s->due_ns = ops->now_ns() + (REL_RTO_NS << shift);
     ops->emit(p->node, &h, iov, k);
 }
 
@@ -202,7 +201,7 @@ int rel_multicast(rel_peer **peers, int n, am_msg *m)
     int fits = total <= REL_MULTICAST_MAX && multicast_fits(peers, n, frags);
     for (size_t off = 0; fits && off < total; off += REL_FRAG) {
         uint16_t len = (uint16_t)(total - off < REL_FRAG ? total - off : REL_FRAG);
-        uint64_t due = ops->now_ns() + RTO_NS;
+        uint64_t due = ops->now_ns() + REL_RTO_NS;
         for (int i = 0; i < n; i++) {
             rel_peer *p = peers[i];
             uint32_t seq = p->next++;

@@ -68,6 +68,10 @@ typedef struct rel_member {
     uint64_t token; /* node's token for the sender */
 } rel_member;
 
+/* A datagram's first retransmission falls due this long after it was
+ * sent; each further one twice as long after the last, up to 64 times. */
+#define REL_RTO_NS 5000000ull
+
 typedef struct rel_ops {
     /* Sends one datagram to dest: header, then the data in n pieces.
      * Async-signal-safe (it runs on the fault path). */

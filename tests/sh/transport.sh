@@ -90,6 +90,31 @@ for t in shm udp; do
     fi
 done
 
+# An idle job's comm threads sleep until something arrives or the next
+# heartbeat check (4 a second): the nodes block in read() for 3 s, and
+# each node's threads together switch out a few times a second, under udp
+# as under tcp. udp's comm thread once woke every 5 ms to look for
+# retransmissions due: over 200 a second.
+for t in tcp udp; do
+    (sleep 3) | TSR_TRANSPORT=$t $TSRUN -n 2 $B/tests/mp/stdin_echo >"$LOG/out" 2>"$LOG/err" &
+    job=$!
+    sleep 1
+    switches() {
+        local total=0 f
+        for f in $(for p in $(pgrep -P "$(pgrep -n -f "$TSRUN -n 2 $B/tests/mp/stdin_echo")"); do
+            echo /proc/$p/task/*/status; done); do
+            total=$((total + $(awk '/^voluntary_ctxt_switches/ {print $2}' "$f" 2>/dev/null || echo 0)))
+        done
+        echo $total
+    }
+    before=$(switches); sleep 1; after=$(switches)
+    wait $job
+    per_node=$(((after - before) / 2))
+    if [ "$per_node" -lt 40 ] && grep -q "node 1 read 0 bytes" "$LOG/out"; then
+        ok "transport/$t: an idle node's threads switch out $per_node times a second"
+    else bad "transport/$t: an idle node's threads switch out $per_node times a second (at most 40)" "$LOG/err"; fi
+done
+
 # Forged datagrams to a udp node: dropped and counted, the job unharmed.
 TSR_TRANSPORT=udp TSR_VERBOSE=1 TSR_STATS=1 $TSRUN -n 2 $B/tests/mp/sleeper 3 >"$LOG/out" 2>"$LOG/err" &
 job=$!
