@@ -313,6 +313,27 @@ void core_serve(const struct pollfd *pfd)
         launcher_news();
 }
 
+int core_poll(struct pollfd *pfd, nfds_t n, struct pollfd *core_pfd,
+              const struct pollfd *wake_pfd, int ms)
+{
+    core_pollfds(core_pfd);
+    /* No EINTR here: the comm thread blocks every signal. */
+    if (ms)
+        core_sleep_begin();
+    int ready = poll(pfd, n, ms);
+    if (ms)
+        core_sleep_end();
+    if (ready < 0)
+        log_die_status(1, "the communication thread's poll failed: %m");
+    core_serve(core_pfd);
+    if (ready > 0 && wake_pfd->revents) {
+        uint64_t v;
+        ssize_t unused = read(wake_pfd->fd, &v, sizeof v);
+        (void)unused;
+    }
+    return ready;
+}
+
 /* Under hybrid, the comm thread polls while a reply is expected here, and
  * for as long after its last message while a thread of this node waits
  * (rather than computes, on a core this poll would take from it): a peer

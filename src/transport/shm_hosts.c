@@ -102,52 +102,24 @@ static void bell_rang(int j)
     ended[j] = 1; /* kept open, out of the poll set: a sender may still ring it */
 }
 
-static void serve_node(int j, short ev)
-{
-    tcp_link *l = &links[j];
-    if (shm_here(j)) {
-        if (ev)
-            bell_rang(j);
-        return;
-    }
-    if (ev & POLLOUT)
-        tcp_link_flush(l);
-    if ((ev & (POLLIN | POLLHUP | POLLERR)) && !tcp_link_read(l)) {
-        core_link_closed(j);
-        tcp_link_free(l);
-    }
-}
-
 int shm_hosts_poll(int ms)
 {
-    core_pollfds(pfd + SLOT_CORE);
     pfd[SLOT_BELL] = (struct pollfd){own_bell, POLLIN, 0};
     for (int j = 0; j < cfg.nodes; j++) {
         int fd = j == cfg.node || ended[j] ? -1 : shm_here(j) ? boot.peer_fd[j] : links[j].fd;
         short ev = (short)(POLLIN | (tcp_link_queued(&links[j]) ? POLLOUT : 0));
         pfd[SLOT_NODES + j] = (struct pollfd){fd, ev, 0};
     }
-    if (ms)
-        core_sleep_begin();
-    int ready = poll(pfd, (nfds_t)(SLOT_NODES + cfg.nodes), ms);
-    if (ms)
-        core_sleep_end();
-    if (ready < 0)
-        log_die_status(1, "the communication thread's poll failed: %m");
-    core_serve(pfd + SLOT_CORE);
-    if (ready == 0)
+    if (core_poll(pfd, (nfds_t)(SLOT_NODES + cfg.nodes), pfd + SLOT_CORE, pfd + SLOT_BELL, ms) == 0)
         return 0;
-    if (pfd[SLOT_BELL].revents) {
-        uint64_t v;
-        ssize_t unused = read(own_bell, &v, sizeof v);
-        (void)unused;
-    }
     int moved = 0;
     for (int j = 0; j < cfg.nodes; j++) {
         short ev = pfd[SLOT_NODES + j].revents;
         moved |= ev && !shm_here(j);
-        if (ev)
-            serve_node(j, ev);
+        if (ev && shm_here(j))
+            bell_rang(j);
+        else if (ev)
+            tcp_link_serve(&links[j], ev);
     }
     return moved;
 }

@@ -48,34 +48,13 @@ static int tcp_progress(int timeout_ms)
     for (int i = 0; i < cfg.nodes; i++)
         pfd[SLOT_PEERS + i] = (struct pollfd){
             peers[i].fd, (short)(POLLIN | (tcp_link_queued(&peers[i]) ? POLLOUT : 0)), 0};
-    core_pollfds(pfd + SLOT_CORE);
-    /* No EINTR here: the comm thread blocks every signal. */
-    if (timeout_ms)
-        core_sleep_begin();
-    int ready = poll(pfd, (nfds_t)(SLOT_PEERS + cfg.nodes), timeout_ms);
-    if (timeout_ms)
-        core_sleep_end();
-    if (ready < 0)
-        log_die_status(1, "the communication thread's poll failed: %m");
-    core_serve(pfd + SLOT_CORE);
+    int ready = core_poll(pfd, (nfds_t)(SLOT_PEERS + cfg.nodes), pfd + SLOT_CORE,
+                          pfd + SLOT_WAKE, timeout_ms);
     if (ready == 0)
         return core_drain_self();
-    if (pfd[SLOT_WAKE].revents) {
-        uint64_t v;
-        ssize_t unused = read(wake_fd, &v, sizeof v);
-        (void)unused;
-    }
     core_drain_self();
-    for (int i = 0; i < cfg.nodes; i++) {
-        tcp_link *p = &peers[i];
-        short ev = pfd[SLOT_PEERS + i].revents;
-        if (ev & POLLOUT)
-            tcp_link_flush(p);
-        if ((ev & (POLLIN | POLLHUP | POLLERR)) && !tcp_link_read(p)) {
-            core_link_closed(i);
-            tcp_link_free(p);
-        }
-    }
+    for (int i = 0; i < cfg.nodes; i++)
+        tcp_link_serve(&peers[i], pfd[SLOT_PEERS + i].revents);
     return 1;
 }
 

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -108,6 +109,16 @@ void tcp_link_flush(tcp_link *l)
         release_msg(m);
     }
     spin_unlock(&l->lock);
+}
+
+void tcp_link_serve(tcp_link *l, short revents)
+{
+    if (revents & POLLOUT)
+        tcp_link_flush(l);
+    if ((revents & (POLLIN | POLLHUP | POLLERR)) && !tcp_link_read(l)) {
+        core_link_closed(l->node);
+        tcp_link_free(l);
+    }
 }
 
 int tcp_link_read(tcp_link *l)

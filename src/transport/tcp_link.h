@@ -34,5 +34,8 @@ int tcp_link_queued(const tcp_link *l);
 /* Reads until the socket is empty, delivering every whole message.
  * Returns 0 at the peer's end of file (or a broken connection). */
 int tcp_link_read(tcp_link *l);
+/* The comm thread, after poll(2) gave the socket `revents`: writes what
+ * waits, reads what came; at the end of file tells the core and closes. */
+void tcp_link_serve(tcp_link *l, short revents);
 
 #endif
