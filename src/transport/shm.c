@@ -542,15 +542,6 @@ static void map_rings(void)
     bells = (bell *)area;
 }
 
-/* TSR_TRANSPORT=shm promises no TCP between nodes. */
-static void refuse_other_hosts(void)
-{
-    for (int j = 0; cfg.transport == TRANSPORT_SHM && j < cfg.nodes; j++)
-        if (!shm_here(j))
-            log_die("TSR_TRANSPORT=shm needs every node on one host, and node %d is on another "
-                    "(use auto: shm within a host, TCP between hosts)", j);
-}
-
 static void shm_start(void)
 {
     rbytes = ring_bytes(cfg.nodes);
@@ -568,9 +559,8 @@ static void shm_start(void)
         bells = &own;
         return;
     }
-    refuse_other_hosts();
-    map_rings();
     shm_hosts_start();
+    map_rings();
     for (int j = 0; j < cfg.nodes; j++) {
         int fd = boot.peer_fd[j];
         if (fd < 0 || !shm_here(j))

@@ -35,6 +35,9 @@ void shm_hosts_start(void)
         shm_spans_hosts |= !shm_here(j);
     if (!shm_spans_hosts)
         return;
+    if (cfg.transport == TRANSPORT_SHM) /* it promises no TCP between nodes */
+        log_die("TSR_TRANSPORT=shm needs every node on one host, and this job spans hosts (use "
+                "auto: shm within a host, TCP between hosts)");
     links = calloc((size_t)cfg.nodes, sizeof *links);
     pfd = calloc((size_t)(SLOT_NODES + cfg.nodes), sizeof *pfd);
     poll_pfd = calloc((size_t)cfg.nodes, sizeof *poll_pfd);

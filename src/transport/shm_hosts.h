@@ -21,7 +21,7 @@ extern int shm_spans_hosts;
 /* Whether node is on this host. */
 int shm_here(int node);
 /* Sets up the links to the other hosts' nodes and this node's own bell,
- * when the job spans hosts. */
+ * when the job spans hosts (refused under TSR_TRANSPORT=shm). */
 void shm_hosts_start(void);
 void shm_hosts_stop(void);
 /* backend.h's post, to a node on another host. */

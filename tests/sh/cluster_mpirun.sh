@@ -34,6 +34,26 @@ if scripts/deps.sh mpirun >"$LOG/deps" 2>&1; then
     ompi=(mpirun.openmpi --oversubscribe -n 4)
     [ "$(id -u)" -eq 0 ] && ompi+=(--allow-run-as-root)
     under mpirun "${ompi[@]}"
+    # Two "hosts", loopback addresses given per rank: auto joins each
+    # host's pair by rings and the hosts by TCP; shm is refused there (in
+    # a rendezvous directory of its own: ranks that stop at start-up may
+    # leave their files, which the checks above and below look for).
+    on2=(mpirun.openmpi --oversubscribe)
+    [ "$(id -u)" -eq 0 ] && on2+=(--allow-run-as-root)
+    for t in auto shm; do
+        cmd=(timeout -k 2 50 "${on2[@]}"
+             -n 2 env TSR_RENDEZVOUS=$LOG/hosts TSR_VERBOSE=1 TSR_TRANSPORT=$t TSR_ADDR=127.0.0.2
+             $B/tests/mp/lock_counter :
+             -n 2 env TSR_RENDEZVOUS=$LOG/hosts TSR_VERBOSE=1 TSR_TRANSPORT=$t TSR_ADDR=127.0.0.3
+             $B/tests/mp/lock_counter)
+        if [ $t = auto ]; then
+            expect_ok "cluster/mpirun on two hosts: rings within each, TCP between" \
+                "node 3: transport: shm rings to 1 other nodes of this host, TCP to 2 nodes" "${cmd[@]}"
+        else
+            expect_fail "cluster/mpirun on two hosts: TSR_TRANSPORT=shm is refused" \
+                "TSR_TRANSPORT=shm needs every node on one host, and this job spans hosts" "${cmd[@]}"
+        fi
+    done
 else
     skip "cluster/mpirun: cannot install openmpi-bin: $(tail -1 "$LOG/deps")"
 fi
