@@ -314,19 +314,20 @@ void core_serve(const struct pollfd *pfd)
 }
 
 int core_poll(struct pollfd *pfd, nfds_t n, struct pollfd *core_pfd,
-              const struct pollfd *wake_pfd, int ms)
+              const struct pollfd *wake_pfd, int64_t wait_ns)
 {
+    struct timespec ts = {(time_t)(wait_ns / 1000000000), (long)(wait_ns % 1000000000)};
     core_pollfds(core_pfd);
     /* No EINTR here: the comm thread blocks every signal. */
-    if (ms)
+    if (wait_ns)
         core_sleep_begin();
-    int ready = poll(pfd, n, ms);
-    if (ms)
+    int ready = ppoll(pfd, n, wait_ns < 0 ? NULL : &ts, NULL);
+    if (wait_ns)
         core_sleep_end();
     if (ready < 0)
         log_die_status(1, "the communication thread's poll failed: %m");
     core_serve(core_pfd);
-    if (ready > 0 && wake_pfd->revents) {
+    if (ready > 0 && wake_pfd && wake_pfd->revents) {
         uint64_t v;
         ssize_t unused = read(wake_pfd->fd, &v, sizeof v);
         (void)unused;

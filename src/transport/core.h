@@ -87,10 +87,11 @@ void core_pollfds(struct pollfd *pfd);
 void core_serve(const struct pollfd *pfd);
 /* The comm thread's poll(2) over a backend's n descriptors, among them
  * the core's (CORE_POLLFDS at core_pfd, filled here) and the backend's
- * wake-up eventfd (at wake_pfd): waits at most ms (a sleep, bracketed by
- * core_sleep_begin and core_sleep_end, unless 0), serves the core's
- * descriptors and drains the eventfd. Returns what poll returned. */
+ * wake-up eventfd (at wake_pfd, or NULL): waits at most wait_ns nanoseconds (< 0:
+ * until something happens; a sleep, bracketed by core_sleep_begin and
+ * core_sleep_end, unless 0), serves the core's descriptors and drains the
+ * eventfd. Returns what poll returned. */
 int core_poll(struct pollfd *pfd, nfds_t n, struct pollfd *core_pfd,
-              const struct pollfd *wake_pfd, int ms);
+              const struct pollfd *wake_pfd, int64_t wait_ns);
 
 #endif

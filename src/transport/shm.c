@@ -198,7 +198,7 @@ static int has_queued(const out_queue *q) { return __atomic_load_n(&q->head, __A
 
 static void shm_post(int dest, am_msg *m)
 {
-    if (!shm_here(dest)) {
+    if (shm_spans_hosts && !shm_here(dest)) {
         shm_hosts_post(dest, m);
         return;
     }
@@ -407,7 +407,15 @@ static void shm_receive(void)
 
 static int shm_arrived(void) { return any_ring_has_data() || shm_hosts_arrived(); }
 
-int shm_drain_ring(int src) { return receive(src) || ring_has_data(src); }
+/* A finished peer wrote its MSG_BYE into the ring before it closed its
+ * socket, but the two are separate channels: the ring is read to its end
+ * (a waiting thread may be reading it too), so a clean exit is not taken
+ * for a crash. */
+void shm_drain_ring(int src)
+{
+    while (receive(src) || ring_has_data(src))
+        ;
+}
 
 static int ring_has_room(int dest)
 {
@@ -455,12 +463,7 @@ static void watch_mesh(int j, struct pollfd *p)
     if (n > 0)
         log_die_status(1, "protocol error: node %d wrote on its TCP connection, which the shm "
                        "transport does not use", j);
-    /* A finished peer wrote its MSG_BYE into the ring before it closed the
-     * socket, but the two are separate channels: read the ring to its end
-     * first (a waiting thread may be reading it too), so a clean exit is not
-     * taken for a crash. */
-    while (receive(j) || ring_has_data(j))
-        ;
+    shm_drain_ring(j);
     core_link_closed(j);
     close(p->fd);
     boot.peer_fd[j] = p->fd = -1;
@@ -468,11 +471,7 @@ static void watch_mesh(int j, struct pollfd *p)
 
 static void watch_all(void)
 {
-    int nfds = CORE_POLLFDS + cfg.nodes;
-    core_pollfds(watch);
-    if (poll(watch, (nfds_t)nfds, 0) < 0)
-        log_die_status(1, "the communication thread's poll failed: %m");
-    core_serve(watch);
+    core_poll(watch, (nfds_t)(CORE_POLLFDS + cfg.nodes), watch, NULL, 0);
     for (int j = 0; j < cfg.nodes; j++)
         if (watch[CORE_POLLFDS + j].revents)
             watch_mesh(j, &watch[CORE_POLLFDS + j]);

@@ -88,9 +88,7 @@ void shm_hosts_ring(int n)
 }
 
 /* The bell of node j of this host: drains it. Its end of file is the
- * node's end, but the ring may still hold its last messages (its MSG_BYE
- * among them): those are delivered first, so a clean exit is not taken
- * for a crash. */
+ * node's end, once its ring's last messages are delivered. */
 static void bell_rang(int j)
 {
     char buf[64];
@@ -99,8 +97,7 @@ static void bell_rang(int j)
         ;
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
-    while (shm_drain_ring(j))
-        ;
+    shm_drain_ring(j);
     core_link_closed(j);
     ended[j] = 1; /* kept open, out of the poll set: a sender may still ring it */
 }
@@ -113,7 +110,8 @@ int shm_hosts_poll(int ms)
         short ev = (short)(POLLIN | (tcp_link_queued(&links[j]) ? POLLOUT : 0));
         pfd[SLOT_NODES + j] = (struct pollfd){fd, ev, 0};
     }
-    if (core_poll(pfd, (nfds_t)(SLOT_NODES + cfg.nodes), pfd + SLOT_CORE, pfd + SLOT_BELL, ms) == 0)
+    if (core_poll(pfd, (nfds_t)(SLOT_NODES + cfg.nodes), pfd + SLOT_CORE, pfd + SLOT_BELL,
+                  (int64_t)ms * 1000000) == 0)
         return 0;
     int moved = 0;
     for (int j = 0; j < cfg.nodes; j++) {

@@ -42,7 +42,7 @@ int shm_hosts_arrived(void);
 void shm_hosts_receive(void);
 
 /* From shm.c, for a bell whose connection ends: reads ring (src, this
- * node) and delivers what it holds; 1 if it held anything. */
-int shm_drain_ring(int src);
+ * node) to its end, delivering what it holds. */
+void shm_drain_ring(int src);
 
 #endif

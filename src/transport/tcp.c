@@ -49,7 +49,7 @@ static int tcp_progress(int timeout_ms)
         pfd[SLOT_PEERS + i] = (struct pollfd){
             peers[i].fd, (short)(POLLIN | (tcp_link_queued(&peers[i]) ? POLLOUT : 0)), 0};
     int ready = core_poll(pfd, (nfds_t)(SLOT_PEERS + cfg.nodes), pfd + SLOT_CORE,
-                          pfd + SLOT_WAKE, timeout_ms);
+                          pfd + SLOT_WAKE, (int64_t)timeout_ms * 1000000);
     if (ready == 0)
         return core_drain_self();
     core_drain_self();

@@ -257,22 +257,9 @@ static int udp_progress(int timeout_ms)
         wait = 0;
     /* A post that saw UINT64_MAX woke us already: the store cannot lose it. */
     atomic_store(&asleep_until, !wait ? 0 : wait == UINT64_MAX ? UINT64_MAX : now_ns() + wait);
-    struct timespec ts = {(time_t)(wait / 1000000000), (long)(wait % 1000000000)};
-    core_pollfds(pfd + SLOT_CORE);
-    if (wait)
-        core_sleep_begin();
-    int ready = ppoll(pfd, (nfds_t)(SLOT_MESH + cfg.nodes), wait == UINT64_MAX ? NULL : &ts, NULL);
+    int ready = core_poll(pfd, (nfds_t)(SLOT_MESH + cfg.nodes), pfd + SLOT_CORE, pfd + SLOT_WAKE,
+                          wait == UINT64_MAX ? -1 : (int64_t)wait);
     atomic_store(&asleep_until, 0);
-    if (wait)
-        core_sleep_end();
-    if (ready < 0)
-        log_die_status(1, "the communication thread's poll failed: %m");
-    core_serve(pfd + SLOT_CORE);
-    if (pfd[SLOT_WAKE].revents) {
-        uint64_t v;
-        ssize_t unused = read(wake_fd, &v, sizeof v);
-        (void)unused;
-    }
     int busy = core_drain_self();
     busy |= receive_all() > 0;
     for (int j = 0; j < cfg.nodes; j++)
