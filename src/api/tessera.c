@@ -15,6 +15,7 @@
 #include "ga/ga.h"
 #include "detect/detect.h"
 #include "memory/alloc.h"
+#include "memory/peers.h"
 #include "memory/region.h"
 #include "multicast/multicast.h"
 #include "stats/stats.h"
@@ -55,11 +56,13 @@ int tsr_init(int *argc, char ***argv)
     ga_init();
     fork_init();
     globals_share();
+    peers_share();
     transport_start();
     mc_check();
     layout_send();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
     barrier_collective(&sig);
+    peers_map();
     return 0;
 }
 

@@ -46,6 +46,7 @@
 #include "coherence/outbox.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"
+#include "memory/peers.h"
 #include "memory/region.h"
 #include "stats/stats.h"
 #include "transport/request.h"
@@ -303,10 +304,24 @@ static void send_diffs(outbox *box, uint32_t total)
     free(ctx.sent);
 }
 
+/* A home page that another node of this host copied straight from this
+ * node's memory (TSR_FETCH=direct, memory/peers.h): as hlrc_note_copied,
+ * then as flush_copied_sticky for a sticky page. */
+static void copied_directly(uint32_t p)
+{
+    if (coh_protocol_of(p) != &hlrc_protocol || !hlrc_is_home(p))
+        return;
+    COUNTER_ADD(release_pages, 1);
+    atomic_store(&region.meta[p].copied, 1);
+    if (region.meta[p].state == HOME_STICKY)
+        flush_home_page(p);
+}
+
 /* Diffs always wait for their acks: the versions they return are the write
  * notices, which must exist before the release is announced. */
 static void flush(uint32_t *barrier_sent)
 {
+    peers_drain_copies(copied_directly);
     flush_copied_sticky();
     for (uint32_t i = 0; i < ntracked && !tracking_paused; i++)
         detect_written(tracked[i].first, tracked[i].n, flush_written_home);

@@ -3,12 +3,15 @@
  * pages from one home in one exchange (MSG_PAGE_REQ / MSG_PAGE_REP), sized
  * by readahead at a fault, or exactly by a range check (coherence/range.c).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "coherence/coherence.h"
 #include "coherence/hlrc.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"
+#include "memory/peers.h"
 #include "memory/region.h"
 #include "stats/stats.h"
 #include "transport/request.h"
@@ -17,6 +20,9 @@
 #include "util/config.h"
 #include "util/cpu.h"
 #include "util/log.h"
+
+STATS_COUNTER(pages_copied_direct, "pages copied straight from their home's memory on this "
+                                   "host (TSR_FETCH=direct)");
 
 /* Readahead, as the kernel does for files, with strides: a fault on the
  * page a stream predicted doubles that stream's run (up to TSR_FETCH_AHEAD
@@ -79,21 +85,54 @@ static fetch_run plan_fetch(uint32_t p)
     return r;
 }
 
-/* Fetches run r (its first page is left to the caller) and maps every page
- * after the first for reading. */
-
-static void fetch_run_of(fetch_run r)
+/* Asks run r's home for it, and waits for the reply (on_page_rep). */
+static void fetch_by_message(fetch_run r, int home)
 {
     fetch_wait fw = {.r = r};
-    uint32_t p = r.first;
     am_msg m;
-    double t0 = now_s();
-    int home = region.meta[p].home;
     waiter_init_taken(&fw.w);
-    am_post(home, &m, MSG_PAGE_REQ, p | (uint64_t)hlrc_mc_section() << 32,
+    am_post(home, &m, MSG_PAGE_REQ, r.first | (uint64_t)hlrc_mc_section() << 32,
             req_open(home, MSG_PAGE_REP, &fw),
             r.n | (uint64_t)r.stride << 32, NULL, 0);
     waiter_wait(&fw.w);
+}
+
+/* TSR_FETCH=direct (memory/peers.h): copies run r from the memory of its
+ * home, on this host, as on_page_req would have: each copy is logged
+ * before its version is read and again after its bytes, so that whichever
+ * way it interleaves with the home's release, that release or the next
+ * announces a version newer than the copy (mark_copied). The fence orders
+ * the log entries before the reads (the home's drain does the converse). A
+ * replicated section's home serves the pages as they were when it began,
+ * and a multicast section's requests are shared: those ask the home.
+ * Returns 0 when the run must be asked for. */
+static int copy_direct(fetch_run r, int home)
+{
+    if (!peer_page(home, r.first) || hlrc_mc_section() || coh_replicating())
+        return 0;
+    for (uint32_t i = 0; i < r.n; i++)
+        peer_log_copy(home, r.first + i * r.stride);
+    atomic_thread_fence(memory_order_seq_cst);
+    for (uint32_t i = 0; i < r.n; i++) {
+        uint32_t q = r.first + i * r.stride, v = peer_version(home, q);
+        memcpy(page_rt(q), peer_page(home, q), PAGE_SIZE);
+        atomic_store_explicit(&region.meta[q].version, v, memory_order_release);
+    }
+    for (uint32_t i = 0; i < r.n; i++)
+        peer_log_copy(home, r.first + i * r.stride);
+    COUNTER_ADD(pages_copied_direct, r.n);
+    return 1;
+}
+
+/* Fetches run r (its first page is left to the caller) and maps every page
+ * after the first for reading. */
+static void fetch_run_of(fetch_run r)
+{
+    uint32_t p = r.first;
+    double t0 = now_s();
+    int home = region.meta[p].home;
+    if (!copy_direct(r, home))
+        fetch_by_message(r, home);
     for (uint32_t i = 1; i < r.n; i++)
         region.meta[p + i * r.stride].state = READ;
     if (r.n > 1 && r.stride == 1)
@@ -221,6 +260,7 @@ static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 
 void hlrc_fetch_init(void)
 {
+    stats_register(&pages_copied_direct);
     am_register(MSG_PAGE_REQ, on_page_req);
     am_register_direct(MSG_PAGE_REP, on_page_rep, page_rep_fits);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "boot/iface.h"
+#include "memory/peers.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -56,7 +57,12 @@ void region_init(void)
                         "the runtime view");
     region.twin = reserve(region.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
                           "twins");
-    region.meta = region_page_table(sizeof(page_meta), "page metadata");
+    /* With direct copies the page table is a file this host's other nodes
+     * map too: they read the versions of the pages they copy. */
+    region.metafd = -1;
+    region.meta = cfg.fetch_direct && cfg.nodes > 1
+                      ? peers_meta_init()
+                      : region_page_table(sizeof(page_meta), "page metadata");
 }
 
 void region_add_window(char *app, uint32_t first, uint32_t n)

@@ -72,6 +72,10 @@ typedef struct tsr_backend {
      * link's end to the comm thread. */
     int (*arrived)(void);
     void (*receive)(void);
+    /* Optional (NULL: no peer's memory is this node's too): the pid and
+     * shared-memory descriptors a peer on this host published at its start
+     * (core_shared_memory), as transport_peer_memory says. Any thread. */
+    int (*peer_memory)(int node, int *pid, int fds[2]);
 } tsr_backend;
 
 extern const tsr_backend tcp_backend;

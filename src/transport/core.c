@@ -76,6 +76,25 @@ static uint64_t now_ns(void) { return (uint64_t)(now_s() * 1e9); }
 
 const char *transport_name(void) { return backend ? backend->name : "none"; }
 
+static int memory_fd[2] = {-1, -1};
+
+void transport_share_memory(int data_fd, int meta_fd)
+{
+    memory_fd[0] = data_fd;
+    memory_fd[1] = meta_fd;
+}
+
+void core_shared_memory(int fds[2])
+{
+    fds[0] = memory_fd[0];
+    fds[1] = memory_fd[1];
+}
+
+int transport_peer_memory(int node, int *pid, int fds[2])
+{
+    return backend && backend->peer_memory ? backend->peer_memory(node, pid, fds) : -1;
+}
+
 void core_post(int dest, am_msg *m) { backend->post(dest, m); }
 
 void core_post_unordered(int dest, am_msg *m)

@@ -29,6 +29,18 @@ void transport_shutdown(void);
 /* The backend's name, once started ("tcp", "shm"). */
 const char *transport_name(void);
 
+/* Memory this node shares with the other nodes of its host, for direct
+ * page copies (TSR_FETCH=direct, memory/peers.c). transport_share_memory,
+ * before transport_start, names this node's shared-memory files, which the
+ * backend publishes where its host's nodes can read them if it shares
+ * memory with them (shm). transport_peer_memory gives a peer's: 0 with its
+ * pid and descriptors, 1 while it has not published them, -1 if it never
+ * will (another host, another backend). */
+void transport_share_memory(int data_fd, int meta_fd);
+int transport_peer_memory(int node, int *pid, int fds[2]);
+/* For a backend's start: the files transport_share_memory named, or -1. */
+void core_shared_memory(int fds[2]);
+
 /* For am.c: to a peer, to this node's comm thread, and the hybrid spin hint. */
 void core_post(int dest, am_msg *m);
 void core_post_unordered(int dest, am_msg *m);

@@ -73,8 +73,11 @@ typedef struct bell {
     _Atomic uint32_t seq;      /* bumped by each ring; the futex word */
     _Atomic uint32_t sleeping; /* the owner's comm thread is about to sleep, or sleeps */
     _Atomic uint32_t polled;   /* the owner's threads that take their replies themselves */
-    char pad[52];
+    _Atomic int32_t pid;       /* published last: the owner's shared memory (below) */
+    int32_t memory_fd[2];      /* core_shared_memory's, for transport_peer_memory */
+    char pad[40];
 } bell;
+_Static_assert(sizeof(bell) == 64, "a bell fills one cache line");
 
 typedef struct ring_hdr {
     _Atomic uint64_t head;       /* bytes ever written; the writer's */
@@ -524,6 +527,33 @@ static int shm_idle(void)
     return shm_hosts_idle();
 }
 
+/* This node's shared memory, for the host's other nodes to map. */
+static void publish_memory(void)
+{
+    int fds[2];
+    core_shared_memory(fds);
+    if (fds[0] < 0)
+        return;
+    bells[cfg.node].memory_fd[0] = fds[0];
+    bells[cfg.node].memory_fd[1] = fds[1];
+    atomic_store_explicit(&bells[cfg.node].pid, (int32_t)getpid(), memory_order_release);
+}
+
+/* A peer's published memory. Its words are its own, not trusted: a pid or
+ * descriptor that names something else fails to open, or maps a file of
+ * another size, which memory/peers.c refuses. */
+static int shm_peer_memory(int node, int *pid, int fds[2])
+{
+    if (cfg.nodes == 1 || node == cfg.node || !shm_here(node))
+        return -1;
+    *pid = atomic_load_explicit(&bells[node].pid, memory_order_acquire);
+    if (*pid <= 0)
+        return 1;
+    fds[0] = bells[node].memory_fd[0];
+    fds[1] = bells[node].memory_fd[1];
+    return 0;
+}
+
 /* Maps the rings: tsrun's (TSR_SHM_FD), or those this host's nodes make
  * (shm_share.c). */
 static void map_rings(void)
@@ -560,6 +590,7 @@ static void shm_start(void)
     }
     shm_hosts_start();
     map_rings();
+    publish_memory();
     for (int j = 0; j < cfg.nodes; j++) {
         int fd = boot.peer_fd[j];
         if (fd < 0 || !shm_here(j))
@@ -595,4 +626,5 @@ const tsr_backend shm_backend = {.name = "shm",
                                  .polled = shm_polled,
                                  .take_replies = shm_take_replies,
                                  .arrived = shm_arrived,
-                                 .receive = shm_receive};
+                                 .receive = shm_receive,
+                                 .peer_memory = shm_peer_memory};

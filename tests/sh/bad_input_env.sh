@@ -32,6 +32,7 @@ refuse TSR_WRITE_DETECT=some "TSR_WRITE_DETECT='some' is not one of the accepted
 refuse TSR_PROGRESS=fast "TSR_PROGRESS='fast' is not one of the accepted values"
 refuse TSR_PROTO=treadmarks "TSR_PROTO='treadmarks' is not one of the accepted values"
 refuse TSR_LOCK_HANDOFF=relay "TSR_LOCK_HANDOFF='relay' is not one of the accepted values"
+refuse TSR_FETCH=rdma "TSR_FETCH='rdma' is not one of the accepted values"
 refuse TSR_LRC_GC_BYTES=1K "TSR_LRC_GC_BYTES='1K' is out of range: 64K to 1T"
 refuse TSR_LRC_GC_BYTES=lots "TSR_LRC_GC_BYTES='lots' is not a size"
 refuse TSR_GA_ENGINE=cache "TSR_GA_ENGINE='cache' is not one of the accepted values"

@@ -1,0 +1,214 @@
+/*
+ * peers.c - the memory of this host's other nodes (peers.h).
+ *
+ * This node's metadata file holds its page table, then one copy log per
+ * node of the job (only those of its host are ever written):
+ *
+ *   tail      entries the source wrote (release), in a line of its own
+ *   queued[]  a byte per page: the page is in the ring, not yet drained
+ *   ring[]    page numbers, npages + 1 of them
+ *
+ * The source writes its log; the home drains it, keeping how far it read
+ * to itself. A page is in a log at most once until drained (queued), plus
+ * the entry being drained, so the ring never overflows. A peer's words are
+ * not trusted: a log claiming more entries than it holds, or naming a page
+ * off the region, stops this node as a protocol error would.
+ *
+ * Files are found through the peer's pid and descriptors, which the
+ * transport publishes (transport_peer_memory), and opened by /proc, which
+ * the kernel allows between processes of one user. What opens must be a
+ * memfd of Tessera's name and of this job's size.
+ */
+#include "memory/peers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "boot/boot.h"
+#include "transport/core.h"
+#include "util/config.h"
+#include "util/log.h"
+
+typedef struct copy_log {
+    _Atomic uint64_t tail;
+    char pad[56];
+} copy_log;
+
+typedef struct peer {
+    const char *data;      /* its shared memory, read-only */
+    const page_meta *meta; /* its page table, read-only */
+    copy_log *log;         /* the log of this node's copies, in its file */
+} peer;
+
+static peer *peers;
+static char *own_file;     /* this node's metadata file */
+static uint64_t *drained;  /* per source: entries of its log drained */
+
+static size_t round_page(size_t n) { return (n + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1); }
+static uint64_t ring_slots(void) { return (uint64_t)region.npages + 1; }
+static size_t table_bytes(void) { return round_page((size_t)region.npages * sizeof(page_meta)); }
+static size_t log_bytes(void)
+{
+    return round_page(sizeof(copy_log) + region.npages + 4 * ring_slots() + 4);
+}
+static size_t file_bytes(void) { return table_bytes() + (size_t)cfg.nodes * log_bytes(); }
+
+static _Atomic uint8_t *queued_of(copy_log *l) { return (_Atomic uint8_t *)(l + 1); }
+static uint32_t *ring_of(copy_log *l)
+{
+    return (uint32_t *)(((uintptr_t)(queued_of(l) + region.npages) + 3) & ~(uintptr_t)3);
+}
+
+page_meta *peers_meta_init(void)
+{
+    size_t len = file_bytes();
+    region.metafd = memfd_create("tessera-meta", MFD_CLOEXEC);
+    if (region.metafd < 0 || ftruncate(region.metafd, (off_t)len))
+        log_die("cannot create the shared page table of %zu MiB (TSR_FETCH=direct): %m",
+                len >> 20);
+    own_file = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, region.metafd, 0);
+    if (own_file == MAP_FAILED)
+        log_die("cannot map the shared page table of %zu MiB (TSR_FETCH=direct): %m", len >> 20);
+    drained = calloc((size_t)cfg.nodes, sizeof *drained);
+    if (!drained)
+        log_die("cannot set up TSR_FETCH=direct: out of memory");
+    return (page_meta *)own_file;
+}
+
+void peers_share(void)
+{
+    if (own_file)
+        transport_share_memory(region.memfd, region.metafd);
+}
+
+/* Opens a peer's descriptor through /proc: a memfd named `name`, `size`
+ * bytes long. -1 with errno set otherwise. */
+static int open_peer_file(int pid, int fd, const char *name, size_t size, int flags)
+{
+    char path[64], target[128];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, fd);
+    ssize_t n = readlink(path, target, sizeof target - 1);
+    if (n < 0)
+        return -1;
+    target[n] = 0;
+    if (strncmp(target, "/memfd:", 7) || strncmp(target + 7, name, strlen(name))) {
+        errno = EINVAL;
+        return -1;
+    }
+    int f = open(path, flags | O_CLOEXEC);
+    if (f >= 0 && (fstat(f, &st) || (size_t)st.st_size != size)) {
+        close(f);
+        errno = EINVAL;
+        return -1;
+    }
+    return f;
+}
+
+static void *map_file(int f, size_t len, int prot, size_t off)
+{
+    void *p = mmap(NULL, len, prot, MAP_SHARED | MAP_NORESERVE, f, (off_t)off);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static int map_peer(int j, int pid, const int fds[2])
+{
+    int data_fd = open_peer_file(pid, fds[0], "tessera-shared", region.size, O_RDONLY);
+    int meta_fd =
+        data_fd < 0 ? -1 : open_peer_file(pid, fds[1], "tessera-meta", file_bytes(), O_RDWR);
+    if (meta_fd < 0) {
+        if (data_fd >= 0)
+            close(data_fd);
+        return -1;
+    }
+    peer *p = &peers[j];
+    p->data = map_file(data_fd, region.size, PROT_READ, 0);
+    p->meta = map_file(meta_fd, table_bytes(), PROT_READ, 0);
+    p->log = map_file(meta_fd, log_bytes(), PROT_READ | PROT_WRITE,
+                      table_bytes() + (size_t)cfg.node * log_bytes());
+    int err = errno;
+    close(data_fd);
+    close(meta_fd);
+    if (p->data && p->meta && p->log)
+        return 0;
+    errno = err;
+    return -1;
+}
+
+void peers_map(void)
+{
+    if (!own_file)
+        return;
+    peers = calloc((size_t)cfg.nodes, sizeof *peers);
+    if (!peers)
+        log_die("cannot set up TSR_FETCH=direct: out of memory");
+    int none = 1;
+    for (int j = 0; j < cfg.nodes; j++) {
+        int pid, fds[2], r = j == cfg.node ? -1 : transport_peer_memory(j, &pid, fds);
+        if (r < 0)
+            continue;
+        if (r > 0 || map_peer(j, pid, fds)) {
+            log_warn("TSR_FETCH=direct: cannot map node %d's memory (%s): its pages come by "
+                     "messages", j, r > 0 ? "it did not publish it" : strerror(errno));
+            peers[j] = (peer){0};
+            continue;
+        }
+        none = 0;
+    }
+    if (none && cfg.nodes > 1)
+        log_debug("TSR_FETCH=direct: no other node's memory is mapped here (transport %s)",
+                  transport_name());
+}
+
+const char *peer_page(int home, uint32_t p)
+{
+    return peers && peers[home].data ? peers[home].data + ((size_t)p << PAGE_SHIFT) : NULL;
+}
+
+uint32_t peer_version(int home, uint32_t p)
+{
+    return atomic_load_explicit(&peers[home].meta[p].version, memory_order_acquire);
+}
+
+void peer_log_copy(int home, uint32_t p)
+{
+    copy_log *l = peers[home].log;
+    if (atomic_exchange(&queued_of(l)[p], 1))
+        return;
+    uint64_t t = atomic_load_explicit(&l->tail, memory_order_relaxed);
+    ring_of(l)[t % ring_slots()] = p;
+    atomic_store_explicit(&l->tail, t + 1, memory_order_release);
+}
+
+void peers_drain_copies(void (*fn)(uint32_t p))
+{
+    if (!own_file)
+        return;
+    /* Orders this node's writes before the looks at the logs; a source
+     * orders its log entry before its look at the page (hlrc_fetch.c). */
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int s = 0; s < cfg.nodes; s++) {
+        if (s == cfg.node || boot.host[s] != boot.host[cfg.node])
+            continue;
+        copy_log *l = (copy_log *)(own_file + table_bytes() + (size_t)s * log_bytes());
+        uint64_t end = atomic_load_explicit(&l->tail, memory_order_acquire);
+        if (end - drained[s] > ring_slots())
+            log_die_status(1, "protocol error: node %d's copy log claims %llu new entries, more "
+                           "than it holds", s, (unsigned long long)(end - drained[s]));
+        for (; drained[s] < end; drained[s]++) {
+            uint32_t p = ring_of(l)[drained[s] % ring_slots()];
+            if (p >= region.npages)
+                log_die_status(1, "protocol error: node %d's copy log names page %u, off the "
+                               "region", s, p);
+            atomic_store(&queued_of(l)[p], 0);
+            fn(p);
+        }
+    }
+}
