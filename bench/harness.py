@@ -7,7 +7,8 @@ Runs each application registered under apps/ as
     tessera  the Tessera version under build/bin/tsrun    (1, 2, 4 nodes)
              (variants: tessera-v, tessera-munin, tessera-uffd, and
              tessera-shm and tessera-udp, over the shared-memory and
-             datagram transports)
+             datagram transports, and tessera-direct, over shm with
+             pages copied from their home's memory: TSR_FETCH=direct)
     mpi-shm  the MPI version, MPI's default transports    (2, 4 ranks)
     mpi-tcp  the MPI version, forced over TCP loopback    (2, 4 ranks)
 

@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
-"""One run of bench/tsr_micro, kept: writes its four tables to
+"""One run of bench/tsr_micro, kept: writes its five tables to
 bench/results/micro.md with the date, the commit and the load average
 around the run, and with --update-readme puts them in README.md between
 the markers <!-- micro:begin --> / <!-- micro:end --> (progress policies),
 <!-- micro-transport:begin --> / <!-- micro-transport:end --> (backends)
 and <!-- micro-detect:begin --> / <!-- micro-detect:end --> (detection).
-The fourth, the lock hand-off's ablation, is kept in micro.md only: the
-README's paragraph on the hand-off quotes its figures in prose.
+The fourth, the lock hand-off's ablation, and the fifth, page fetches asked
+for or copied (TSR_FETCH), are kept in micro.md only: the README quotes
+their figures in prose.
 
     python3 bench/micro_report.py [--update-readme] [--from FILE] [--out FILE]
 
 --from takes the tables from a saved tsr_micro output instead of running it.
-All four tables come from one run, so each ratio compares figures measured
+All five tables come from one run, so each ratio compares figures measured
 under the same load.
 """
 import argparse
@@ -23,7 +24,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The README block of each table, in tsr_micro's order (None: not in the README).
-BLOCKS = ("micro", "micro-transport", "micro-detect", None)
+BLOCKS = ("micro", "micro-transport", "micro-detect", None, None)
 
 
 def tables(text):

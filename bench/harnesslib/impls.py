@@ -27,10 +27,10 @@ COUNTERS = {
 }
 
 IMPLS = ("seq", "tessera", "tessera-v", "tessera-lrc", "tessera-munin", "tessera-uffd",
-         "tessera-shm", "tessera-udp", "mpi-shm", "mpi-tcp")
+         "tessera-shm", "tessera-direct", "tessera-udp", "mpi-shm", "mpi-tcp")
 MPI_IMPLS = ("mpi-shm", "mpi-tcp")
 # Tessera variants: (TSR_WRITE_DETECT, extra program arguments, TSR_DETECT,
-# TSR_TRANSPORT, TSR_PROTO).
+# TSR_TRANSPORT, TSR_PROTO, TSR_FETCH).
 #   tessera        the default: home-based LRC with Nautilus' cache-only
 #                  write detection ("NautCO")
 #   tessera-v      every home write detected ("NautV"), which Nautilus'
@@ -45,14 +45,17 @@ MPI_IMPLS = ("mpi-shm", "mpi-tcp")
 #                  (TSR_TRANSPORT): the backend column, and what tsrun
 #                  gives a one-host job by default (auto); the other
 #                  variants name tcp so that they compare with earlier runs
+#   tessera-direct tessera-shm with pages copied straight from their home's
+#                  memory (TSR_FETCH=direct) instead of asked for
 #   tessera-udp    the default over UDP with Tessera's own reliability
-TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv", "tcp", "hlrc"),
-                 "tessera-v": ("all", [], "segv", "tcp", "hlrc"),
-                 "tessera-lrc": ("cache-only", [], "segv", "tcp", "lrc"),
-                 "tessera-munin": ("cache-only", ["--munin"], "segv", "tcp", "hlrc"),
-                 "tessera-uffd": ("cache-only", [], "uffd", "tcp", "hlrc"),
-                 "tessera-shm": ("cache-only", [], "segv", "shm", "hlrc"),
-                 "tessera-udp": ("cache-only", [], "segv", "udp", "hlrc")}
+TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv", "tcp", "hlrc", "message"),
+                 "tessera-v": ("all", [], "segv", "tcp", "hlrc", "message"),
+                 "tessera-lrc": ("cache-only", [], "segv", "tcp", "lrc", "message"),
+                 "tessera-munin": ("cache-only", ["--munin"], "segv", "tcp", "hlrc", "message"),
+                 "tessera-uffd": ("cache-only", [], "uffd", "tcp", "hlrc", "message"),
+                 "tessera-shm": ("cache-only", [], "segv", "shm", "hlrc", "message"),
+                 "tessera-direct": ("cache-only", [], "segv", "shm", "hlrc", "direct"),
+                 "tessera-udp": ("cache-only", [], "segv", "udp", "hlrc", "message")}
 NAUTILUS_APPS = ("lu", "water", "sor")
 MUNIN_APPS = ("mm", "sor")
 

@@ -53,6 +53,7 @@ def plot_speedup(plt, path: Path, cells: dict[Key, Cell], apps: list[str], cores
     styles = {"tessera": ("o-", "C0", "Tessera"), "tessera-munin": ("d-", "C3", "Tessera-Munin"),
               "tessera-uffd": ("v-", "C4", "Tessera (TSR_DETECT=uffd)"),
               "tessera-shm": ("x-", "C5", "Tessera (TSR_TRANSPORT=shm)"),
+              "tessera-direct": ("*-", "C7", "Tessera (shm, TSR_FETCH=direct)"),
               "tessera-udp": ("+-", "C6", "Tessera (TSR_TRANSPORT=udp)"),
               "mpi-shm": ("s--", "C1", "MPI-shm"), "mpi-tcp": ("^:", "C2", "MPI-tcp")}
     for ax, app in zip(axes.flat, apps):

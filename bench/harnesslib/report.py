@@ -278,6 +278,28 @@ class Report:
                               "(TSR_TRANSPORT=udp).**")]
         return "\n\n".join(t for t in tables if t)
 
+    def fetch(self) -> str:
+        """Pages asked of their home against copied from its memory
+        (TSR_FETCH=direct), both over shm, beside MPI over shared memory."""
+        keys = sorted((a, n) for (a, i, n) in self.cells if i == "tessera-direct"
+                      and (a, "tessera-shm", n) in self.cells)
+        if not keys:
+            return ""
+        rows = []
+        for a, n in keys:
+            t, td, tm = (self.secs(a, i, n) for i in ("tessera-shm", "tessera-direct", "mpi-shm"))
+            rows.append([a, self.star(n, str(n)), fmt_s(t), fmt_s(td), fmt_s(tm),
+                         fmt_x(ratio(t, tm)), fmt_x(ratio(td, tm)),
+                         fmt_n(self.counter(a, n, "page_fetches", "tessera-shm")),
+                         fmt_n(self.counter(a, n, "messages", "tessera-shm")),
+                         fmt_n(self.counter(a, n, "messages", "tessera-direct"))])
+        return ("**Page fetches over shm: asked of the home (TSR_FETCH=message, the default) "
+                "against copied from its memory (TSR_FETCH=direct), beside MPI over shared "
+                "memory.** ratios = Tessera time / MPI-shm time.\n\n"
+                + table(["application", "nodes", "message s", "direct s", "MPI-shm s",
+                         "message/MPI-shm", "direct/MPI-shm", "page fetches",
+                         "messages (message)", "messages (direct)"], rows, "l"))
+
     def failures(self) -> str:
         bad = [r for r in self.runs if not r.ok]
         lines = []
@@ -299,7 +321,7 @@ class Report:
                  f"{h} Against the papers"]
         parts += [s for s in (self.munin("mm", 3, "Matrix Multiply"),
                               self.munin("sor", 5, "SOR"), self.nautilus(), self.detection(),
-                              self.access(), self.transport()) if s]
+                              self.access(), self.transport(), self.fetch()) if s]
         parts += [f"{h} Verification", self.failures()]
         if self.oversubscribed:
             parts.append(f"\\* more nodes (processes) than the machine's {self.cores} cores: "

@@ -116,6 +116,7 @@ def execute(cfg: argparse.Namespace, app: App, impl: str, nodes: int, rep: int) 
             env["TSR_DETECT"] = TESSERA_IMPLS[impl][2]
             env["TSR_TRANSPORT"] = TESSERA_IMPLS[impl][3]
             env["TSR_PROTO"] = TESSERA_IMPLS[impl][4]
+            env["TSR_FETCH"] = TESSERA_IMPLS[impl][5]
         start = time.monotonic()
         rc, out, err = run_process(command(cfg, app, impl, nodes), env, cfg.timeout)
         run.wall = time.monotonic() - start
@@ -215,7 +216,8 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
                 continue
             nodes = ([1] if impl == "seq"
                      else cfg.nodes if impl in ("tessera", "tessera-lrc", "tessera-munin",
-                                                "tessera-uffd", "tessera-shm", "tessera-udp")
+                                                "tessera-uffd", "tessera-shm", "tessera-direct",
+                                                "tessera-udp")
                      else (cfg.nodes if cfg.detect_both else [max(cfg.nodes)])
                      if impl == "tessera-v" else cfg.mpi_nodes)
             todo += [(app, impl, n) for n in nodes]

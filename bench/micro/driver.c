@@ -47,7 +47,12 @@
  * (TSR_LOCK_HANDOFF=direct, manager: TreadMarks' direct hand-off and its
  * ablation), a contended lock at 2 nodes (the manager takes part) and at 4
  * (a third node manages it, two others loop on it): microseconds and the
- * messages the whole job sent per acquire.
+ * messages the whole job sent per acquire,
+ *
+ * and, in a fifth table with one column per TSR_FETCH over shm (message:
+ * the home's comm thread answers; direct: the faulting node copies from
+ * the home's memory, memory/peers.h), the page fetch rows above and the
+ * comm threads woken per 1,000 pages.
  *
  * This file is the driver and the node runs' entry; the rows' measurements
  * are in raw.c, ops.c, detect.c and handoff.c, their common parts in
@@ -69,6 +74,10 @@ static int node_run(int argc, char **argv)
         bench_faults();
         bench_tracking();
         bench_noop_checks();
+    } else if (argc > 2 && !strcmp(argv[2], "fetch")) {
+        bench_page_fetch(101, 0, "page_fetch");
+        bench_page_fetch(1, 0, "page_fetch_seq");
+        bench_page_fetch(101, 1, "page_fetch_checked");
     } else if (argc > 2 && !strcmp(argv[2], "handoff")) {
         bench_handoff(tsr_nodes() == 2 ? "handoff_2" : "handoff_3rd", 2 % tsr_nodes());
     } else if (tsr_nodes() == 2) {
@@ -271,6 +280,14 @@ static const row_spec handoff_rows[] = {
     {"  received by the manager (node 2)", "handoff_3rd_mgr", NULL},
 };
 
+static const row_spec fetch_rows[] = {
+    {"page fetch, one page", "page_fetch", NULL},
+    {"page fetch, sequential, per page", "page_fetch_seq", NULL},
+    {"page fetch after a range check, per page", "page_fetch_checked", NULL},
+    {"wake-ups per 1,000 pages, one at a time", "wake_page_fetch", NULL},
+    {"wake-ups per 1,000 pages, sequential", "wake_page_fetch_seq", NULL},
+};
+
 static void table(const char *title, const run *runs, int nruns, const row_spec *rows,
                   size_t nrows)
 {
@@ -286,6 +303,7 @@ typedef struct columns {
     run transport[6];   /* tcp, shm and udp under hybrid, then under spin */
     run detect[2];      /* TSR_DETECT */
     run handoff[2];     /* TSR_LOCK_HANDOFF */
+    run fetch[2];       /* TSR_FETCH over shm */
 } columns;
 
 static void collect_all(columns *all, const char *self, const char *tsrun)
@@ -331,6 +349,12 @@ static void collect_all(columns *all, const char *self, const char *tsrun)
         collect(&all->handoff[i], self, tsrun, 2, env, "handoff", 0);
         collect(&all->handoff[i], self, tsrun, 4, env, "handoff", 0);
     }
+    static const char *fetches[] = {"message", "direct"};
+    for (int i = 0; i < 2; i++) {
+        all->fetch[i].label = fetches[i];
+        snprintf(env, sizeof env, "TSR_TRANSPORT=shm TSR_FETCH=%s", fetches[i]);
+        collect(&all->fetch[i], self, tsrun, 2, env, "fetch", 0);
+    }
 }
 
 static void print_tables(const columns *all)
@@ -349,6 +373,9 @@ static void print_tables(const columns *all)
     printf("\n");
     table("hand-off (columns: TSR_LOCK_HANDOFF)", all->handoff, 2, handoff_rows,
           sizeof handoff_rows / sizeof *handoff_rows);
+    printf("\n");
+    table("page fetch over shm (columns: TSR_FETCH)", all->fetch, 2, fetch_rows,
+          sizeof fetch_rows / sizeof *fetch_rows);
 }
 
 int main(int argc, char **argv)
