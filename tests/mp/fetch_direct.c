@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "boot/boot.h"
+#include "counter.h"
 #include "tessera.h"
 #include "transport/core.h"
 
@@ -21,13 +22,6 @@
 #define P 8
 #define ROUNDS 20
 #define WORDS (PAGE / sizeof(long))
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    tsr_counter_get(name, &v);
-    return v;
-}
 
 int main(int argc, char **argv)
 {
