@@ -33,7 +33,9 @@ const char *peer_page(int home, uint32_t p);
 /* The version of page p in home's page table. */
 uint32_t peer_version(int home, uint32_t p);
 /* Logs a copy of home's page p that this node takes: once before reading
- * its version, once after its bytes (see hlrc_fetch.c). */
+ * its version, once after its bytes (see hlrc_fetch.c). One thread at a
+ * time, the one that fetches (as for readahead's streams): a log has one
+ * writer. */
 void peer_log_copy(int home, uint32_t p);
 /* At this node, for each page another node logged a copy of since the
  * last call: fn(p). Application thread. */
