@@ -97,6 +97,13 @@ static void fetch_by_message(fetch_run r, int home)
     waiter_wait(&fw.w);
 }
 
+/* Logs at `home` the copies of run r this node takes (memory/peers.h). */
+static void log_copies(fetch_run r, int home)
+{
+    for (uint32_t i = 0; i < r.n; i++)
+        peer_log_copy(home, r.first + i * r.stride);
+}
+
 /* TSR_FETCH=direct (memory/peers.h): copies run r from the memory of its
  * home, on this host, as on_page_req would have: each copy is logged
  * before its version is read and again after its bytes, so that whichever
@@ -110,16 +117,14 @@ static int copy_direct(fetch_run r, int home)
 {
     if (!peer_page(home, r.first) || hlrc_mc_section() || coh_replicating())
         return 0;
-    for (uint32_t i = 0; i < r.n; i++)
-        peer_log_copy(home, r.first + i * r.stride);
+    log_copies(r, home);
     atomic_thread_fence(memory_order_seq_cst);
     for (uint32_t i = 0; i < r.n; i++) {
         uint32_t q = r.first + i * r.stride, v = peer_version(home, q);
         memcpy(page_rt(q), peer_page(home, q), PAGE_SIZE);
         atomic_store_explicit(&region.meta[q].version, v, memory_order_release);
     }
-    for (uint32_t i = 0; i < r.n; i++)
-        peer_log_copy(home, r.first + i * r.stride);
+    log_copies(r, home);
     COUNTER_ADD(pages_copied_direct, r.n);
     return 1;
 }

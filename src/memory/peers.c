@@ -48,7 +48,8 @@ typedef struct peer {
 } peer;
 
 static peer *peers;
-static char *own_file;     /* this node's metadata file */
+static int own_fd = -1;    /* this node's metadata file */
+static char *own_file;     /* mapped */
 static uint64_t *drained;  /* per source: entries of its log drained */
 
 static size_t round_page(size_t n) { return (n + PAGE_SIZE - 1) & ~(size_t)(PAGE_SIZE - 1); }
@@ -69,11 +70,11 @@ static uint32_t *ring_of(copy_log *l)
 page_meta *peers_meta_init(void)
 {
     size_t len = file_bytes();
-    region.metafd = memfd_create("tessera-meta", MFD_CLOEXEC);
-    if (region.metafd < 0 || ftruncate(region.metafd, (off_t)len))
+    own_fd = memfd_create("tessera-meta", MFD_CLOEXEC);
+    if (own_fd < 0 || ftruncate(own_fd, (off_t)len))
         log_die("cannot create the shared page table of %zu MiB (TSR_FETCH=direct): %m",
                 len >> 20);
-    own_file = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, region.metafd, 0);
+    own_file = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, own_fd, 0);
     if (own_file == MAP_FAILED)
         log_die("cannot map the shared page table of %zu MiB (TSR_FETCH=direct): %m", len >> 20);
     drained = calloc((size_t)cfg.nodes, sizeof *drained);
@@ -85,7 +86,7 @@ page_meta *peers_meta_init(void)
 void peers_share(void)
 {
     if (own_file)
-        transport_share_memory(region.memfd, region.metafd);
+        transport_share_memory(region.memfd, own_fd);
 }
 
 /* Opens a peer's descriptor through /proc: a memfd named `name`, `size`

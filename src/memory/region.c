@@ -59,7 +59,6 @@ void region_init(void)
                           "twins");
     /* With direct copies the page table is a file this host's other nodes
      * map too: they read the versions of the pages they copy. */
-    region.metafd = -1;
     region.meta = cfg.fetch_direct && cfg.nodes > 1
                       ? peers_meta_init()
                       : region_page_table(sizeof(page_meta), "page metadata");

@@ -53,7 +53,6 @@ typedef struct tsr_region {
     size_t size;
     uint32_t npages;
     int memfd;
-    int metafd;       /* the page table's shared file (memory/peers.h), or -1 */
     page_meta *meta;
     uint32_t nwin;                     /* windows in use, consecutive by page */
     uint32_t win_first, win_pages;     /* the pages they cover together */
