@@ -22,8 +22,8 @@ typedef struct tsr_msg_hdr {
     uint16_t type; /* MSG_* */
     uint16_t src;  /* sending node */
     uint64_t arg[3];
-    uint64_t stamp; /* the sender's clock at sending, for the holdup statistics
-                     * only (transport/holdup.c) */
+    uint64_t stamp; /* the sender's clock at sending, or 0 (unsampled), for the
+                     * holdup statistics only (transport/holdup.c) */
 } tsr_msg_hdr;
 
 /* A message in flight. Callers on the fault path build one on their stack
