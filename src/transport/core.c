@@ -183,7 +183,8 @@ int core_replies_begin(void)
 int core_take_replies(void)
 {
     int n = backend->take_replies();
-    COUNTER_ADD(replies_taken, n);
+    if (n) /* most looks find nothing, and need no locked add */
+        COUNTER_ADD(replies_taken, n);
     return n;
 }
 
@@ -389,10 +390,13 @@ static void *comm_main(void *arg)
     uint64_t now = now_ns();
     while (!atomic_load(&comm_stop) || !backend->idle()) {
         int spin = spinning(now);
+        /* Set only around a turn that may block: a spinning turn does not
+         * pay for a locked store. */
         if (!spin)
             atomic_store(&comm_blocked, 1);
         int busy = backend->progress(spin ? 0 : idle_timeout_ms());
-        atomic_store(&comm_blocked, 0);
+        if (!spin)
+            atomic_store(&comm_blocked, 0);
         idle_turns = busy || !spin ? 0 : idle_turns + 1;
         /* A look at the clock costs as much as the rest of an idle turn
          * here: once a turn that did something or slept, and every 16th

@@ -134,13 +134,13 @@ static void futex(_Atomic uint32_t *word, int op, uint32_t val, const struct tim
     syscall(SYS_futex, word, op, val, ts, NULL, 0);
 }
 
-/* Wakes node n's comm thread if it sleeps. The fence orders what the caller
- * wrote before the look at `sleeping` (the sleeper does the converse). The
- * first ringer takes the flag down, so a sleeper is woken once. */
-static void bell_ring(int n)
+/* Wakes node n's comm thread if it sleeps, the caller having fenced: the
+ * fence orders what the caller wrote before the look at `sleeping` (the
+ * sleeper does the converse). The first ringer takes the flag down, so a
+ * sleeper is woken once. */
+static void bell_ring_fenced(int n)
 {
     bell *b = &bells[n];
-    atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&b->sleeping, memory_order_relaxed) &&
         atomic_exchange(&b->sleeping, 0)) {
         if (shm_spans_hosts) {
@@ -153,14 +153,21 @@ static void bell_ring(int n)
     }
 }
 
+static void bell_ring(int n)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    bell_ring_fenced(n);
+}
+
 /* After a message was written to node n: its comm thread need not wake
  * while a thread of n's polls the rings (that thread wakes it, see
- * shm_polled, for whatever it does not take). */
+ * shm_polled, for whatever it does not take). One fence serves both looks,
+ * at `polled` and at `sleeping`. */
 static void bell_deliver(int n)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (!atomic_load_explicit(&bells[n].polled, memory_order_relaxed))
-        bell_ring(n);
+        bell_ring_fenced(n);
 }
 
 static void shm_wake(void) { bell_ring(cfg.node); }
