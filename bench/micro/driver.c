@@ -11,7 +11,10 @@
  *   raw TCP round trip, 64 B and 4 KiB, blocking and busy-polling sockets
  *   raw UDP round trip, 64 B and 4 KiB, busy-polling connected datagram sockets
  *   raw shared-memory round trip, 64 B and 4 KiB: two processes copying
- *   into a shared buffer and busy-polling a sequence number
+ *   into a shared buffer and busy-polling a sequence number; then the same
+ *   through a byte ring (the shm backend's layout) and a slot ring, each
+ *   message with Tessera's header (rings.c): the floor each ring design
+ *   puts under an AM round trip
  *   Tessera active-message round trip (to the peer's comm thread and back;
  *   under shm the waiting thread takes the reply off the ring itself)
  *   (round trips, raw or not: the fastest of 10 bursts of 200, since the
@@ -55,8 +58,8 @@
  * comm threads woken per 1,000 pages.
  *
  * This file is the driver and the node runs' entry; the rows' measurements
- * are in raw.c, ops.c, detect.c and handoff.c, their common parts in
- * measure.c (micro.h).
+ * are in raw.c, rings.c, ops.c, detect.c and handoff.c, their common parts
+ * in measure.c (micro.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +87,7 @@ static int node_run(int argc, char **argv)
         bench_raw_tcp();
         bench_raw_udp();
         bench_raw_shm();
+        bench_raw_rings();
         bench_am_echo();
         bench_page_fetch(101, 0, "page_fetch");
         bench_page_fetch(1, 0, "page_fetch_seq");
@@ -247,8 +251,13 @@ static const row_spec transport_rows[] = {
     {"raw UDP round trip 4 KiB, busy-poll", "udp_busy_4096", NULL},
     {"raw shm round trip 64 B, busy-poll", "shm_busy_64", NULL},
     {"raw shm round trip 4 KiB, busy-poll", "shm_busy_4096", NULL},
+    {"raw shm byte ring round trip 64 B (vs raw shm)", "shm_ring_64", "shm_busy_64"},
+    {"raw shm byte ring round trip 4 KiB (vs raw shm)", "shm_ring_4096", "shm_busy_4096"},
+    {"raw shm slot ring round trip 64 B (vs raw shm)", "shm_slots_64", "shm_busy_64"},
+    {"raw shm slot ring round trip 4 KiB (vs raw shm)", "shm_slots_4096", "shm_busy_4096"},
     {"AM round trip 64 B (vs raw same medium)", "am_echo_64", "raw:64"},
     {"AM round trip 4 KiB (vs raw same medium)", "am_echo_4096", "raw:4096"},
+    {"AM round trip 64 B (vs raw shm byte ring)", "am_echo_64", "shm_ring_64"},
     {"Open MPI round trip 64 B (vs raw shm)", "mpi_64", "shm_busy_64"},
     {"Open MPI round trip 4 KiB (vs raw shm)", "mpi_4096", "shm_busy_4096"},
     {"page fetch, one page (vs AM 4 KiB)", "page_fetch", "am_echo_4096"},

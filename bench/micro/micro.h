@@ -9,8 +9,11 @@
 #ifndef BENCH_MICRO_H
 #define BENCH_MICRO_H
 
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "util/cpu.h"
 
 #define ROUND_TRIPS 2000
 /* Round trips (raw and AM) are timed in bursts, and the fastest burst is
@@ -39,10 +42,26 @@ void lock_loop(int lock, int times);
 /* Shared memory of `size` bytes whose pages node `home` homes. */
 void *alloc_homed_at(size_t size, int home);
 
+/* One turn of a busy wait: a pause, and now and then the core offered to
+ * another thread (with more threads than cores the peer may need it). */
+static inline void spin_turn(unsigned k)
+{
+    if (k % 64 == 0)
+        sched_yield();
+    else
+        cpu_relax();
+}
+
 /* raw.c: ping-pongs between nodes 0 and 1 outside Tessera. */
 void bench_raw_tcp(void);
 void bench_raw_udp(void);
 void bench_raw_shm(void);
+/* `bytes` of shared memory mapped by nodes 0 and 1, zeroed. Collective. */
+void *raw_shared(size_t bytes);
+
+/* rings.c: the same ping-pong through the two message rings a message
+ * layer over shared memory can build on, still outside Tessera. */
+void bench_raw_rings(void);
 
 /* ops.c: Tessera's operations. */
 void bench_am_echo(void);

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +16,6 @@
 
 #include "micro.h"
 #include "tessera.h"
-#include "util/cpu.h"
 
 /* ---- Raw TCP between nodes 0 and 1, outside Tessera ---------------------- */
 
@@ -134,12 +132,12 @@ typedef struct shm_box {
 } shm_box;
 
 /* Node 1 makes a memfd; node 0 opens it through /proc (same user). */
-static shm_box *raw_shm_map(void)
+void *raw_shared(size_t bytes)
 {
     int *slot = tsr_alloc(2 * sizeof(int)), fd = -1;
     if (tsr_node() == 1) {
         fd = memfd_create("tsr_micro", 0);
-        if (fd < 0 || ftruncate(fd, 2 * sizeof(shm_box)))
+        if (fd < 0 || ftruncate(fd, (off_t)bytes))
             abort();
         slot[0] = getpid();
         slot[1] = fd;
@@ -150,13 +148,13 @@ static shm_box *raw_shm_map(void)
         snprintf(path, sizeof path, "/proc/%d/fd/%d", slot[0], slot[1]);
         fd = open(path, O_RDWR);
     }
-    shm_box *box = mmap(NULL, 2 * sizeof(shm_box), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (fd < 0 || box == MAP_FAILED)
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd < 0 || p == MAP_FAILED)
         abort();
     tsr_barrier();
     close(fd);
     tsr_free(slot);
-    return box;
+    return p;
 }
 
 typedef struct shm_burst {
@@ -178,10 +176,7 @@ static void shm_pingpong(const void *arg, long first, long rounds)
             atomic_store_explicit(&mine->seq, i, memory_order_release);
         }
         for (unsigned k = 1; atomic_load_explicit(&theirs->seq, memory_order_acquire) != i; k++)
-            if (k % 64 == 0)
-                sched_yield();
-            else
-                cpu_relax();
+            spin_turn(k);
         memcpy(buf, theirs->data, len);
         if (!initiator) {
             memcpy(mine->data, buf, len);
@@ -192,7 +187,7 @@ static void shm_pingpong(const void *arg, long first, long rounds)
 
 void bench_raw_shm(void)
 {
-    shm_box *box = raw_shm_map();
+    shm_box *box = raw_shared(2 * sizeof(shm_box));
     for (int s = 0; s < 2; s++) {
         shm_burst b = {box, round_trip_sizes[s]};
         atomic_store(&box[0].seq, 0);

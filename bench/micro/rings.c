@@ -1,0 +1,252 @@
+/*
+ * tsr_micro's ring rows: the raw shared-memory ping-pong again, but each
+ * message carries Tessera's 40-byte header and goes through a ring, as a
+ * message layer's must (the raw box of raw.c holds one message at one
+ * place, which no layer with more than one message in flight can do).
+ * Still outside Tessera, busy-polled, nothing checked or dispatched: the
+ * floor each ring design puts under an AM round trip.
+ *
+ *   byte ring: the layout of the shm backend (transport/shm.c). The bytes
+ *     go at the writer's head; the head and the reader's tail are words
+ *     on lines of their own, so a message moves four lines between cores:
+ *     head, tail, and the data's one or more.
+ *   slot ring: each 64-byte line begins with the number of the message
+ *     that fills it, written last, so the reader's look at the number
+ *     brings the first bytes with it; the reader hands the lines back in
+ *     batches of a quarter of the ring, not message by message.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "micro.h"
+#include "tessera.h"
+#include "transport/transport.h"
+
+#define HDR sizeof(tsr_msg_hdr)
+#define PAD8(n) (((n) + 7) & ~(size_t)7)
+
+/* ---- Byte ring ------------------------------------------------------------ */
+
+#define BYTES (256 * 1024)
+
+typedef struct byte_ring {
+    _Atomic uint64_t head; /* bytes ever written */
+    char pad0[56];
+    _Atomic uint64_t tail; /* bytes ever read */
+    char pad1[56];
+    char data[BYTES];
+} byte_ring;
+
+static void ring_copy_in(byte_ring *r, uint64_t pos, const void *src, size_t n)
+{
+    size_t off = pos % BYTES, first = n < BYTES - off ? n : BYTES - off;
+    memcpy(r->data + off, src, first);
+    memcpy(r->data, (const char *)src + first, n - first);
+}
+
+static void ring_copy_out(const byte_ring *r, uint64_t pos, void *dst, size_t n)
+{
+    size_t off = pos % BYTES, first = n < BYTES - off ? n : BYTES - off;
+    memcpy(dst, r->data + off, first);
+    memcpy((char *)dst + first, r->data, n - first);
+}
+
+static void byte_send(byte_ring *r, const tsr_msg_hdr *h, const void *payload)
+{
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t total = HDR + PAD8(h->len);
+    for (unsigned k = 1; head + total - atomic_load_explicit(&r->tail, memory_order_acquire) > BYTES;
+         k++)
+        spin_turn(k);
+    ring_copy_in(r, head, h, HDR);
+    ring_copy_in(r, head + HDR, payload, h->len);
+    atomic_store_explicit(&r->head, head + total, memory_order_release);
+}
+
+static void byte_receive(byte_ring *r, tsr_msg_hdr *h, void *payload)
+{
+    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    for (unsigned k = 1; atomic_load_explicit(&r->head, memory_order_acquire) == tail; k++)
+        spin_turn(k);
+    ring_copy_out(r, tail, h, HDR);
+    ring_copy_out(r, tail + HDR, payload, h->len);
+    atomic_store_explicit(&r->tail, tail + HDR + PAD8(h->len), memory_order_release);
+}
+
+/* ---- Slot ring ------------------------------------------------------------ */
+
+#define LINES 4096                   /* 256 KiB */
+#define LINE_DATA 56                 /* a line's bytes after its number */
+#define RETURN_EVERY (LINES / 4)     /* lines the reader hands back at once */
+#define WRAP UINT32_MAX              /* a header length: go on at line 0 */
+
+typedef struct slot_line {
+    _Atomic uint64_t number; /* of the message that fills the line, from 1 */
+    char data[LINE_DATA];
+} slot_line;
+
+typedef struct slot_ring {
+    _Atomic uint64_t returned; /* lines the reader is done with */
+    char pad[56];
+    slot_line line[LINES];
+} slot_ring;
+
+/* Each end's own count, in its own memory. */
+typedef struct slot_end {
+    uint64_t lines;    /* lines written (or read), ever */
+    uint64_t messages; /* messages written (or read) */
+    uint64_t room_to;  /* writer: `lines` may go up to this without a look */
+} slot_end;
+
+static size_t lines_for(size_t bytes) { return (bytes + LINE_DATA - 1) / LINE_DATA; }
+
+/* Room for n lines from the writer's position, looking at what the reader
+ * returned only when its last look does not say there is. */
+static void slot_room(slot_ring *r, slot_end *w, size_t n)
+{
+    for (unsigned k = 1; w->lines + n > w->room_to; k++) {
+        w->room_to = atomic_load_explicit(&r->returned, memory_order_acquire) + LINES;
+        if (w->lines + n > w->room_to)
+            spin_turn(k);
+    }
+}
+
+/* Copies n bytes to (or from) bytes [off, off + n) of the message whose
+ * first line is `at`, line by line. */
+static void lines_write(slot_ring *r, uint64_t at, size_t off, const void *src, size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        size_t o = off + done, k = LINE_DATA - o % LINE_DATA;
+        k = k < n - done ? k : n - done;
+        memcpy(r->line[(at + o / LINE_DATA) % LINES].data + o % LINE_DATA,
+               (const char *)src + done, k);
+        done += k;
+    }
+}
+
+static void lines_read(const slot_ring *r, uint64_t at, size_t off, void *dst, size_t n)
+{
+    for (size_t done = 0; done < n;) {
+        size_t o = off + done, k = LINE_DATA - o % LINE_DATA;
+        k = k < n - done ? k : n - done;
+        memcpy((char *)dst + done, r->line[(at + o / LINE_DATA) % LINES].data + o % LINE_DATA,
+               k);
+        done += k;
+    }
+}
+
+/* Numbers the n lines from `at`: the first last, released, so that the
+ * reader that sees its number sees every line. */
+static void lines_number(slot_ring *r, uint64_t at, size_t n, uint64_t number)
+{
+    for (size_t i = n; i-- > 0;)
+        atomic_store_explicit(&r->line[(at + i) % LINES].number, number,
+                              i ? memory_order_relaxed : memory_order_release);
+}
+
+static void slot_send(slot_ring *r, slot_end *w, const tsr_msg_hdr *h, const void *payload)
+{
+    size_t n = lines_for(HDR + h->len);
+    if (w->lines % LINES + n > LINES) { /* no room before the end: go on at line 0 */
+        tsr_msg_hdr wrap = {.len = WRAP};
+        slot_room(r, w, LINES - w->lines % LINES);
+        lines_write(r, w->lines, 0, &wrap, HDR);
+        lines_number(r, w->lines, 1, ++w->messages);
+        w->lines += LINES - w->lines % LINES;
+    }
+    slot_room(r, w, n);
+    lines_write(r, w->lines, 0, h, HDR);
+    lines_write(r, w->lines, HDR, payload, h->len);
+    lines_number(r, w->lines, n, ++w->messages);
+    w->lines += n;
+}
+
+static void slot_receive(slot_ring *r, slot_end *e, tsr_msg_hdr *h, void *payload)
+{
+    for (;;) {
+        slot_line *first = &r->line[e->lines % LINES];
+        for (unsigned k = 1;
+             atomic_load_explicit(&first->number, memory_order_acquire) != e->messages + 1; k++)
+            spin_turn(k);
+        e->messages++;
+        lines_read(r, e->lines, 0, h, HDR);
+        uint64_t was = e->lines;
+        if (h->len == WRAP) {
+            e->lines += LINES - e->lines % LINES;
+        } else {
+            lines_read(r, e->lines, HDR, payload, h->len);
+            e->lines += lines_for(HDR + h->len);
+        }
+        if (e->lines / RETURN_EVERY != was / RETURN_EVERY)
+            atomic_store_explicit(&r->returned, e->lines / RETURN_EVERY * RETURN_EVERY,
+                                  memory_order_release);
+        if (h->len != WRAP)
+            return;
+    }
+}
+
+/* ---- The ping-pongs --------------------------------------------------------- */
+
+typedef struct rings {
+    byte_ring bytes[2]; /* [0]: node 0 to node 1; [1]: back */
+    slot_ring slots[2];
+} rings;
+
+typedef struct ring_burst {
+    rings *shared;
+    slot_end end[2]; /* this node's: writer of its ring, reader of the other */
+    size_t len;
+    int slots;
+} ring_burst;
+
+static void ring_pingpong(const void *arg, long first, long rounds)
+{
+    ring_burst *b = (ring_burst *)arg;
+    static char out[4096], in[4096];
+    int me = tsr_node();
+    tsr_msg_hdr h = {(uint32_t)b->len, 0, (uint16_t)me, {0, 0, 0}, 0}, got;
+    for (long i = first; i < first + rounds; i++) {
+        h.arg[0] = (uint64_t)i;
+        if (me == 0) {
+            if (b->slots)
+                slot_send(&b->shared->slots[0], &b->end[0], &h, out);
+            else
+                byte_send(&b->shared->bytes[0], &h, out);
+        }
+        if (b->slots)
+            slot_receive(&b->shared->slots[!me], &b->end[1], &got, in);
+        else
+            byte_receive(&b->shared->bytes[!me], &got, in);
+        if (got.arg[0] != (uint64_t)i || got.len != b->len)
+            abort(); /* the ring lost or reordered a message */
+        if (me == 1) {
+            if (b->slots)
+                slot_send(&b->shared->slots[1], &b->end[0], &h, in);
+            else
+                byte_send(&b->shared->bytes[1], &h, in);
+        }
+    }
+}
+
+void bench_raw_rings(void)
+{
+    rings *shared = raw_shared(sizeof(rings));
+    static const char *const kinds[2] = {"shm_ring", "shm_slots"};
+    for (int slots = 0; slots < 2; slots++)
+        for (int s = 0; s < 2; s++) {
+            /* Each size starts from fresh rings: the counts restart. */
+            if (tsr_node() == 0)
+                memset(shared, 0, sizeof *shared);
+            ring_burst b = {.shared = shared, .len = round_trip_sizes[s], .slots = slots};
+            tsr_barrier();
+            double t = fastest_burst(ring_pingpong, &b);
+            char name[64];
+            snprintf(name, sizeof name, "%s_%zu", kinds[slots], round_trip_sizes[s]);
+            report(name, t, BURST);
+            tsr_barrier();
+        }
+    munmap(shared, sizeof(rings));
+}
