@@ -182,19 +182,25 @@ static double get(const run *r, const char *name)
 /* base "tcp:SIZE" means the raw TCP figure waited for the same way as the
  * column's policy: blocking for `block`, busy-polling for the others;
  * "raw:SIZE" the busy-polled figure of the column's own medium (TCP,
- * shared memory or UDP). */
+ * shared memory or UDP); "ring:SIZE" the shm byte ring's, in a column over
+ * shm only (the row is empty elsewhere). */
 static void row(const char *label, const char *name, const char *base, const run *runs,
                 int nruns)
 {
     printf("| %-40s |", label);
     for (int i = 0; i < nruns; i++) {
         char raw[40];
-        if (base && !strncmp(base, "tcp:", 4))
+        const char *size = base ? strchr(base, ':') : NULL;
+        int shm = runs[i].raw && !strcmp(runs[i].raw, "shm");
+        if (size && !strncmp(base, "tcp:", 4))
             snprintf(raw, sizeof raw, "tcp_%s_%s", strcmp(runs[i].label, "block") ? "busy" : "block",
-                     base + 4);
-        else if (base && !strncmp(base, "raw:", 4))
-            snprintf(raw, sizeof raw, "%s_busy_%s", runs[i].raw, base + 4);
-        double v = get(&runs[i], name), b = base ? get(&runs[i], base[3] == ':' ? raw : base) : -1;
+                     size + 1);
+        else if (size && !strncmp(base, "raw:", 4))
+            snprintf(raw, sizeof raw, "%s_busy_%s", runs[i].raw, size + 1);
+        else if (size)
+            snprintf(raw, sizeof raw, "shm_ring_%s", size + 1);
+        double v = size && !strncmp(base, "ring:", 5) && !shm ? -1 : get(&runs[i], name);
+        double b = base ? get(&runs[i], size ? raw : base) : -1;
         if (v < 0)
             printf(" %19s |", "-");
         else if (b > 0)
@@ -251,13 +257,13 @@ static const row_spec transport_rows[] = {
     {"raw UDP round trip 4 KiB, busy-poll", "udp_busy_4096", NULL},
     {"raw shm round trip 64 B, busy-poll", "shm_busy_64", NULL},
     {"raw shm round trip 4 KiB, busy-poll", "shm_busy_4096", NULL},
-    {"raw shm byte ring round trip 64 B (vs raw shm)", "shm_ring_64", "shm_busy_64"},
-    {"raw shm byte ring round trip 4 KiB (vs raw shm)", "shm_ring_4096", "shm_busy_4096"},
-    {"raw shm slot ring round trip 64 B (vs raw shm)", "shm_slots_64", "shm_busy_64"},
-    {"raw shm slot ring round trip 4 KiB (vs raw shm)", "shm_slots_4096", "shm_busy_4096"},
+    {"shm byte ring 64 B (vs raw shm)", "shm_ring_64", "shm_busy_64"},
+    {"shm byte ring 4 KiB (vs raw shm)", "shm_ring_4096", "shm_busy_4096"},
+    {"shm slot ring 64 B (vs raw shm)", "shm_slots_64", "shm_busy_64"},
+    {"shm slot ring 4 KiB (vs raw shm)", "shm_slots_4096", "shm_busy_4096"},
     {"AM round trip 64 B (vs raw same medium)", "am_echo_64", "raw:64"},
     {"AM round trip 4 KiB (vs raw same medium)", "am_echo_4096", "raw:4096"},
-    {"AM round trip 64 B (vs raw shm byte ring)", "am_echo_64", "shm_ring_64"},
+    {"AM round trip 64 B (vs shm byte ring)", "am_echo_64", "ring:64"},
     {"Open MPI round trip 64 B (vs raw shm)", "mpi_64", "shm_busy_64"},
     {"Open MPI round trip 4 KiB (vs raw shm)", "mpi_4096", "shm_busy_4096"},
     {"page fetch, one page (vs AM 4 KiB)", "page_fetch", "am_echo_4096"},
