@@ -8,8 +8,9 @@
  *
  *   byte ring: the layout of the shm backend (transport/shm.c). The bytes
  *     go at the writer's head; the head and the reader's tail are words
- *     on lines of their own, so a message moves four lines between cores:
- *     head, tail, and the data's one or more.
+ *     on lines of their own, and the writer looks at the tail only when
+ *     the room it saw last runs out, so a message moves the head's line
+ *     and its bytes' between the cores.
  *   slot ring: each 64-byte line begins with the number of the message
  *     that fills it, written last, so the reader's look at the number
  *     brings the first bytes with it; the reader hands the lines back in
@@ -54,13 +55,16 @@ static void ring_copy_out(const byte_ring *r, uint64_t pos, void *dst, size_t n)
     memcpy((char *)dst + first, r->data, n - first);
 }
 
-static void byte_send(byte_ring *r, const tsr_msg_hdr *h, const void *payload)
+static void byte_send(byte_ring *r, uint64_t *tail_seen, const tsr_msg_hdr *h,
+                      const void *payload)
 {
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     size_t total = HDR + PAD8(h->len);
-    for (unsigned k = 1; head + total - atomic_load_explicit(&r->tail, memory_order_acquire) > BYTES;
-         k++)
-        spin_turn(k);
+    for (unsigned k = 1; head + total - *tail_seen > BYTES; k++) {
+        *tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (head + total - *tail_seen > BYTES)
+            spin_turn(k);
+    }
     ring_copy_in(r, head, h, HDR);
     ring_copy_in(r, head + HDR, payload, h->len);
     atomic_store_explicit(&r->head, head + total, memory_order_release);
@@ -197,7 +201,8 @@ typedef struct rings {
 
 typedef struct ring_burst {
     rings *shared;
-    slot_end end[2]; /* this node's: writer of its ring, reader of the other */
+    uint64_t tail_seen; /* this node's, as the writer of its byte ring */
+    slot_end end[2];    /* this node's: writer of its ring, reader of the other */
     size_t len;
     int slots;
 } ring_burst;
@@ -214,7 +219,7 @@ static void ring_pingpong(const void *arg, long first, long rounds)
             if (b->slots)
                 slot_send(&b->shared->slots[0], &b->end[0], &h, out);
             else
-                byte_send(&b->shared->bytes[0], &h, out);
+                byte_send(&b->shared->bytes[0], &b->tail_seen, &h, out);
         }
         if (b->slots)
             slot_receive(&b->shared->slots[!me], &b->end[1], &got, in);
@@ -226,7 +231,7 @@ static void ring_pingpong(const void *arg, long first, long rounds)
             if (b->slots)
                 slot_send(&b->shared->slots[1], &b->end[0], &h, in);
             else
-                byte_send(&b->shared->bytes[1], &h, in);
+                byte_send(&b->shared->bytes[1], &b->tail_seen, &h, in);
         }
     }
 }

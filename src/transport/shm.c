@@ -88,8 +88,9 @@ typedef struct ring_hdr {
 } ring_hdr;
 
 typedef struct out_queue {
-    spin_t lock;       /* guards the queue and writing to the ring */
+    spin_t lock;        /* guards the queue, writing to the ring and tail_seen */
     am_msg *head, *tail;
+    uint64_t tail_seen; /* the ring's tail at the writer's last look */
 } out_queue;
 
 static char *area;
@@ -172,15 +173,28 @@ static void bell_deliver(int n)
 
 static void shm_wake(void) { bell_ring(cfg.node); }
 
-/* Copies as much of m as the ring has room for: 1 when all of it is in.
- * The tail is the reader's word, not trusted: one that claims more than the
- * ring was read leaves no room, and the message waits (this may run on the
- * fault path, which cannot stop the node with a message). */
-static int ring_write(ring_hdr *r, am_msg *m)
+/* The room in ring r for its writer at head. The tail is looked at again
+ * only when the last look leaves less than `need`: between looks its line
+ * stays with the reader, and a message crosses between the cores with the
+ * lines of its bytes and of the head alone. The tail is the reader's word,
+ * not trusted: one that claims more than the ring was read leaves no
+ * room, and the message waits (this may run on the fault path, which
+ * cannot stop the node with a message). */
+static size_t ring_room(ring_hdr *r, uint64_t head, uint64_t *tail_seen, size_t need)
+{
+    uint64_t used = head - *tail_seen;
+    if (used > rbytes || rbytes - used < need) {
+        *tail_seen = atomic_load(&r->tail);
+        used = head - *tail_seen;
+    }
+    return used > rbytes ? 0 : rbytes - (size_t)used;
+}
+
+/* Copies as much of m as ring r has room for: 1 when all of it is in. */
+static int ring_write(ring_hdr *r, uint64_t *tail_seen, am_msg *m)
 {
     uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    uint64_t used = head - atomic_load(&r->tail);
-    size_t room = used > rbytes ? 0 : rbytes - (size_t)used;
+    size_t room = ring_room(r, head, tail_seen, STREAM_BYTES(m->hdr.len) - m->sent);
     const void *base[3];
     size_t len[3];
     int n = tx_pieces(m, base, len);
@@ -214,7 +228,7 @@ static void shm_post(int dest, am_msg *m)
     }
     out_queue *q = &outq[dest];
     spin_lock(&q->lock);
-    if (!q->head && ring_write(ring_of(cfg.node, dest), m)) {
+    if (!q->head && ring_write(ring_of(cfg.node, dest), &q->tail_seen, m)) {
         spin_unlock(&q->lock);
         release_msg(m);
         bell_deliver(dest);
@@ -249,7 +263,7 @@ static int flush(int dest)
         for (;;) {
             am_msg *m = q->head;
             size_t before = m->sent;
-            int done = ring_write(r, m);
+            int done = ring_write(r, &q->tail_seen, m);
             wrote |= m->sent != before;
             if (!done)
                 break;
