@@ -2,8 +2,8 @@
  * shm.c - the shared-memory backend, for nodes on one host.
  *
  * Every ordered pair of nodes has a single-producer single-consumer byte
- * ring in the memfd tsrun made (shm.h); node i writes to node j through
- * ring (i, j) and reads ring (j, i). A message is copied into the ring as
+ * ring (ring.h) in the memfd tsrun made (shm.h); node i writes to node j
+ * through ring (i, j) and reads ring (j, i). A message is copied into the ring as
  * the same byte stream TCP would carry (stream.h), so one larger than the
  * ring's free space goes in pieces while the reader drains it. Sending is
  * memcpy and a release store: no system call unless the receiver sleeps.
@@ -42,28 +42,13 @@
 #include "boot/boot.h"
 #include "transport/backend.h"
 #include "transport/core.h"
+#include "transport/ring.h"
 #include "transport/shm_hosts.h"
 #include "transport/stream.h"
 #include "util/spin.h"
 #include "util/config.h"
 #include "util/cpu.h"
 #include "util/log.h"
-
-/* A message this node receives may answer one it sent: the request went
- * out through one ring and the reply came back through another, by way of
- * another process, which ThreadSanitizer cannot follow (it follows TCP,
- * through the socket). Each send releases, and each receive acquires, one
- * address, so that it sees what is true: the sender's writes happened
- * before whatever the reply's handler does. Nothing outside that build. */
-#ifdef __SANITIZE_THREAD__
-#include <sanitizer/tsan_interface.h>
-static char causality;
-static void sent_causally(void) { __tsan_release(&causality); }
-static void received_causally(void) { __tsan_acquire(&causality); }
-#else
-static void sent_causally(void) {}
-static void received_causally(void) {}
-#endif
 
 /* Bytes of one ring. The job's rings grow as nodes², so large jobs get
  * smaller ones (the memory is touched only where nodes talk). */
@@ -79,14 +64,6 @@ typedef struct bell {
 } bell;
 _Static_assert(sizeof(bell) == 64, "a bell fills one cache line");
 
-typedef struct ring_hdr {
-    _Atomic uint64_t head;       /* bytes ever written; the writer's */
-    char pad0[56];
-    _Atomic uint64_t tail;       /* bytes ever read; the reader's */
-    _Atomic uint32_t want_space; /* the writer waits for room */
-    char pad1[52];
-} ring_hdr;
-
 typedef struct out_queue {
     spin_t lock;        /* guards the queue, writing to the ring and tail_seen */
     am_msg *head, *tail;
@@ -94,7 +71,7 @@ typedef struct out_queue {
 } out_queue;
 
 static char *area;
-static size_t area_len, rbytes;
+static size_t area_len, stride; /* stride: a ring with its header */
 static bell *bells;
 static out_queue *outq;
 static rx_stream *rx;
@@ -123,12 +100,9 @@ int shm_create(int nodes)
 
 static ring_hdr *ring_of(int src, int dst)
 {
-    size_t stride = sizeof(ring_hdr) + rbytes;
     return (ring_hdr *)(area + (size_t)cfg.nodes * sizeof(bell) +
                         ((size_t)src * (size_t)cfg.nodes + (size_t)dst) * stride);
 }
-
-static char *data_of(ring_hdr *r) { return (char *)(r + 1); }
 
 static void futex(_Atomic uint32_t *word, int op, uint32_t val, const struct timespec *ts)
 {
@@ -172,45 +146,6 @@ static void bell_deliver(int n)
 }
 
 static void shm_wake(void) { bell_ring(cfg.node); }
-
-/* The room in ring r for its writer at head. The tail is looked at again
- * only when the last look leaves less than `need`: between looks its line
- * stays with the reader, and a message crosses between the cores with the
- * lines of its bytes and of the head alone. The tail is the reader's word,
- * not trusted: one that claims more than the ring was read leaves no
- * room, and the message waits (this may run on the fault path, which
- * cannot stop the node with a message). */
-static size_t ring_room(ring_hdr *r, uint64_t head, uint64_t *tail_seen, size_t need)
-{
-    uint64_t used = head - *tail_seen;
-    if (used > rbytes || rbytes - used < need) {
-        *tail_seen = atomic_load(&r->tail);
-        used = head - *tail_seen;
-    }
-    return used > rbytes ? 0 : rbytes - (size_t)used;
-}
-
-/* Copies as much of m as ring r has room for: 1 when all of it is in. */
-static int ring_write(ring_hdr *r, uint64_t *tail_seen, am_msg *m)
-{
-    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    size_t room = ring_room(r, head, tail_seen, STREAM_BYTES(m->hdr.len) - m->sent);
-    const void *base[3];
-    size_t len[3];
-    int n = tx_pieces(m, base, len);
-    sent_causally();
-    for (int i = 0; i < n && room; i++) {
-        size_t k = len[i] < room ? len[i] : room, off = (size_t)(head % rbytes);
-        size_t first = k < rbytes - off ? k : rbytes - off;
-        memcpy(data_of(r) + off, base[i], first);
-        memcpy(data_of(r), (const char *)base[i] + first, k - first);
-        head += k;
-        room -= k;
-        m->sent += k;
-    }
-    atomic_store_explicit(&r->head, head, memory_order_release);
-    return m->sent == STREAM_BYTES(m->hdr.len);
-}
 
 static void release_msg(am_msg *m)
 {
@@ -259,7 +194,7 @@ static int flush(int dest)
     spin_lock(&q->lock);
     for (int tries = 0; q->head && tries < 2; tries++) {
         if (tries)
-            atomic_store(&r->want_space, 1);
+            ring_want_space(r);
         for (;;) {
             am_msg *m = q->head;
             size_t before = m->sent;
@@ -282,26 +217,13 @@ static int flush(int dest)
     return wrote;
 }
 
-static int ring_has_data(int src)
-{
-    ring_hdr *r = ring_of(src, cfg.node);
-    return atomic_load(&r->head) != atomic_load_explicit(&r->tail, memory_order_relaxed);
-}
+static int arrived_from(int src) { return ring_has_data(ring_of(src, cfg.node)); }
 
-/* Copies n bytes from stream position pos of ring r, across its end. */
-static void ring_read(ring_hdr *r, uint64_t pos, void *dst, size_t n)
+/* The reader has read ring (src, this node) up to tail; a writer that
+ * waits for room is woken. */
+static void consumed(ring_hdr *r, int src, uint64_t tail)
 {
-    size_t off = (size_t)(pos % rbytes), first = n < rbytes - off ? n : rbytes - off;
-    memcpy(dst, data_of(r) + off, first);
-    memcpy((char *)dst + first, data_of(r), n - first);
-}
-
-/* The reader has read ring (src, this node) up to tail: the room is the
- * writer's again, and a writer that waits for room is told. */
-static void ring_consumed(ring_hdr *r, int src, uint64_t tail)
-{
-    atomic_store(&r->tail, tail);
-    if (atomic_load(&r->want_space) && atomic_exchange(&r->want_space, 0))
+    if (ring_consumed(r, tail))
         bell_ring(src);
 }
 
@@ -309,10 +231,10 @@ static void ring_consumed(ring_hdr *r, int src, uint64_t tail)
  * the writer's word: it may not claim more than the ring holds. */
 static uint64_t ring_unread(ring_hdr *r, int src, uint64_t tail)
 {
-    uint64_t avail = atomic_load_explicit(&r->head, memory_order_acquire) - tail;
-    if (avail > rbytes)
+    uint64_t avail = ring_avail(r, tail);
+    if (avail > ring_size())
         log_die_status(1, "protocol error: node %d's ring claims %llu unread bytes, more than "
-                       "its %zu", src, (unsigned long long)avail, rbytes);
+                       "its %zu", src, (unsigned long long)avail, ring_size());
     return avail;
 }
 
@@ -323,13 +245,11 @@ static uint64_t ring_unread(ring_hdr *r, int src, uint64_t tail)
 static int receive(int src)
 {
     ring_hdr *r = ring_of(src, cfg.node);
-    if (!ring_has_data(src) || !spin_trylock(&reading[src]))
+    if (!ring_has_data(r) || !spin_trylock(&reading[src]))
         return 0;
-    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t tail = ring_tail(r);
     uint64_t avail = ring_unread(r, src, tail);
     int any = avail != 0; /* nothing if a waiting thread just took it */
-    if (any)
-        received_causally();
     while (avail) {
         size_t room;
         char *dst = rx_space(&rx[src], &room);
@@ -337,7 +257,7 @@ static int receive(int src)
         ring_read(r, tail, dst, k);
         tail += k;
         avail -= k;
-        ring_consumed(r, src, tail);
+        consumed(r, src, tail);
         rx_commit(&rx[src], k);
     }
     spin_unlock(&reading[src]);
@@ -353,24 +273,22 @@ static int receive(int src)
 static int direct_reply(int src)
 {
     ring_hdr *r = ring_of(src, cfg.node);
-    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    uint64_t avail = atomic_load_explicit(&r->head, memory_order_acquire) - tail;
+    uint64_t tail = ring_tail(r), avail = ring_avail(r, tail);
     tsr_msg_hdr h;
     size_t room;
-    if (!rx_idle(&rx[src]) || avail > rbytes)
+    if (!rx_idle(&rx[src]) || avail > ring_size())
         return -1;
     if (avail < STREAM_HDR)
         return 0;
     ring_read(r, tail, &h, STREAM_HDR);
     char *buf = rx_space(&rx[src], &room);
     size_t total = STREAM_BYTES(h.len);
-    if (total > room || total > rbytes || !am_direct(src, &h))
+    if (total > room || total > ring_size() || !am_direct(src, &h))
         return -1;
     if (total > avail)
         return 0;
-    received_causally();
     ring_read(r, tail, buf, total);
-    ring_consumed(r, src, tail + total);
+    consumed(r, src, tail + total);
     am_dispatch(src, &h, buf + STREAM_HDR);
     return 1;
 }
@@ -390,7 +308,7 @@ static int take_reply(int src)
 static int any_ring_has_data(void)
 {
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node && ring_has_data(j))
+        if (j != cfg.node && arrived_from(j))
             return 1;
     return 0;
 }
@@ -399,7 +317,7 @@ static int shm_take_replies(void)
 {
     int took = 0;
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node && ring_has_data(j))
+        if (j != cfg.node && arrived_from(j))
             took += take_reply(j);
     return took;
 }
@@ -437,14 +355,8 @@ static int shm_arrived(void) { return any_ring_has_data() || shm_hosts_arrived()
  * for a crash. */
 void shm_drain_ring(int src)
 {
-    while (receive(src) || ring_has_data(src))
+    while (receive(src) || arrived_from(src))
         ;
-}
-
-static int ring_has_room(int dest)
-{
-    ring_hdr *r = ring_of(cfg.node, dest);
-    return atomic_load_explicit(&r->head, memory_order_relaxed) - atomic_load(&r->tail) < rbytes;
 }
 
 static int work_waiting(void)
@@ -452,7 +364,7 @@ static int work_waiting(void)
     if (core_pending() || any_ring_has_data())
         return 1;
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node && has_queued(&outq[j]) && ring_has_room(j))
+        if (j != cfg.node && has_queued(&outq[j]) && ring_has_room(ring_of(cfg.node, j)))
             return 1;
     return 0;
 }
@@ -594,7 +506,8 @@ static void map_rings(void)
 
 static void shm_start(void)
 {
-    rbytes = ring_bytes(cfg.nodes);
+    ring_setup(ring_bytes(cfg.nodes));
+    stride = sizeof(ring_hdr) + ring_size();
     outq = calloc((size_t)cfg.nodes, sizeof *outq);
     rx = calloc((size_t)cfg.nodes, sizeof *rx);
     reading = calloc((size_t)cfg.nodes, sizeof *reading);

@@ -1,0 +1,91 @@
+/*
+ * ring.c - the shm backend's byte ring (ring.h).
+ */
+#include "transport/ring.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "transport/stream.h"
+
+/* A message this node receives may answer one it sent: the request went
+ * out through one ring and the reply came back through another, by way of
+ * another process, which ThreadSanitizer cannot follow (it follows TCP,
+ * through the socket). Each write releases, and each read acquires, one
+ * address, so that it sees what is true: the sender's writes happened
+ * before whatever the reply's handler does. Nothing outside that build. */
+#ifdef __SANITIZE_THREAD__
+#include <sanitizer/tsan_interface.h>
+static char causality;
+static void sent_causally(void) { __tsan_release(&causality); }
+static void received_causally(void) { __tsan_acquire(&causality); }
+#else
+static void sent_causally(void) {}
+static void received_causally(void) {}
+#endif
+
+static size_t size;
+
+void ring_setup(size_t bytes) { size = bytes; }
+
+size_t ring_size(void) { return size; }
+
+static char *data_of(ring_hdr *r) { return (char *)(r + 1); }
+
+/* The room for the writer at head, looking at the tail again only when
+ * the last look leaves less than `need`. A tail that claims more than was
+ * written leaves no room, and the message waits (this may run on the
+ * fault path, which cannot stop the node with a message). */
+static size_t room(ring_hdr *r, uint64_t head, uint64_t *tail_seen, size_t need)
+{
+    uint64_t used = head - *tail_seen;
+    if (used > size || size - used < need) {
+        *tail_seen = atomic_load(&r->tail);
+        used = head - *tail_seen;
+    }
+    return used > size ? 0 : size - (size_t)used;
+}
+
+int ring_write(ring_hdr *r, uint64_t *tail_seen, am_msg *m)
+{
+    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    size_t left = room(r, head, tail_seen, STREAM_BYTES(m->hdr.len) - m->sent);
+    const void *base[3];
+    size_t len[3];
+    int n = tx_pieces(m, base, len);
+    sent_causally();
+    for (int i = 0; i < n && left; i++) {
+        size_t k = len[i] < left ? len[i] : left, off = (size_t)(head % size);
+        size_t first = k < size - off ? k : size - off;
+        memcpy(data_of(r) + off, base[i], first);
+        memcpy(data_of(r), (const char *)base[i] + first, k - first);
+        head += k;
+        left -= k;
+        m->sent += k;
+    }
+    atomic_store_explicit(&r->head, head, memory_order_release);
+    return m->sent == STREAM_BYTES(m->hdr.len);
+}
+
+int ring_has_room(ring_hdr *r)
+{
+    return atomic_load_explicit(&r->head, memory_order_relaxed) - atomic_load(&r->tail) < size;
+}
+
+void ring_want_space(ring_hdr *r) { atomic_store(&r->want_space, 1); }
+
+void ring_read(ring_hdr *r, uint64_t pos, void *dst, size_t n)
+{
+    size_t off = (size_t)(pos % size), first = n < size - off ? n : size - off;
+    received_causally();
+    memcpy(dst, data_of(r) + off, first);
+    memcpy((char *)dst + first, data_of(r), n - first);
+}
+
+/* The seq_cst store and load pair with the writer's ring_want_space and
+ * its look at the tail: one of the two sees the other's. */
+int ring_consumed(ring_hdr *r, uint64_t tail)
+{
+    atomic_store(&r->tail, tail);
+    return atomic_load(&r->want_space) && atomic_exchange(&r->want_space, 0);
+}

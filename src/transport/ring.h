@@ -1,0 +1,70 @@
+/*
+ * ring.h - a single-producer single-consumer byte ring in memory that two
+ * processes share (the shm backend's, shm.c).
+ *
+ * The writer copies a message's stream bytes (stream.h) at the head and
+ * publishes the head; the reader copies them out from the tail and
+ * publishes the tail. The head and the tail sit on cache lines of their
+ * own, and the writer looks at the tail only when the room it saw last
+ * runs out, so a message crosses between the cores with the lines of its
+ * bytes and of the head alone.
+ *
+ * Neither end trusts the other's word: a tail that claims more than was
+ * written leaves no room, and a head that claims more than the ring holds
+ * is the reader's to refuse (ring_avail). A writer that finds no room
+ * raises want_space; the reader that frees room is told (ring_consumed).
+ */
+#ifndef TSR_RING_H
+#define TSR_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport/transport.h"
+
+typedef struct ring_hdr {
+    _Atomic uint64_t head;       /* bytes ever written; the writer's */
+    char pad0[56];
+    _Atomic uint64_t tail;       /* bytes ever read; the reader's */
+    _Atomic uint32_t want_space; /* the writer waits for room */
+    char pad1[52];
+} ring_hdr; /* followed by the ring's bytes */
+
+/* Sets the bytes of every ring of the job (once, before any is used). */
+void ring_setup(size_t bytes);
+size_t ring_size(void);
+
+/* The writer's end. Copies as much of m as the ring has room for; 1 when
+ * all of it is in. tail_seen is the writer's own copy of the tail, kept
+ * between calls. Only copies and atomics: usable on the fault path. */
+int ring_write(ring_hdr *r, uint64_t *tail_seen, am_msg *m);
+/* Whether the ring has room for a byte, looking at the tail now. */
+int ring_has_room(ring_hdr *r);
+/* Tells the reader that the writer waits for room (seq_cst, so that a
+ * look at the tail that follows cannot miss the reader's freeing it). */
+void ring_want_space(ring_hdr *r);
+
+/* The reader's end. The looks are inline: the comm thread and a waiting
+ * thread make them on every turn. */
+static inline int ring_has_data(ring_hdr *r)
+{
+    return atomic_load(&r->head) != atomic_load_explicit(&r->tail, memory_order_relaxed);
+}
+static inline uint64_t ring_tail(ring_hdr *r)
+{
+    return atomic_load_explicit(&r->tail, memory_order_relaxed);
+}
+/* The bytes written beyond tail, as the head claims them: more than
+ * ring_size() is a lie the caller must refuse. */
+static inline uint64_t ring_avail(ring_hdr *r, uint64_t tail)
+{
+    return atomic_load_explicit(&r->head, memory_order_acquire) - tail;
+}
+/* Copies n bytes from stream position pos, across the ring's end. */
+void ring_read(ring_hdr *r, uint64_t pos, void *dst, size_t n);
+/* The reader has read up to tail: the room is the writer's again. Returns
+ * 1 if the writer waited for room, and must now be woken. */
+int ring_consumed(ring_hdr *r, uint64_t tail);
+
+#endif

@@ -1,0 +1,145 @@
+/* The shm backend's byte ring (transport/ring.c) in one process: messages
+ * of many sizes go in and come out as the same stream bytes, across the
+ * ring's end; a message larger than the room goes in pieces as the reader
+ * frees room; a writer that asked for room is told when the reader frees
+ * it; the writer's copy of the tail is only a lower bound on the room; and
+ * neither end believes the other's word: a tail ahead of the head leaves no
+ * room, a head too far ahead is reported as more than the ring holds. */
+#include <stdatomic.h>
+
+#include "check.h"
+#include "transport/ring.h"
+#include "transport/stream.h"
+
+#define SIZE 4096
+
+static ring_hdr *r;
+static uint64_t tail_seen;
+
+/* A message of `len` payload bytes whose bytes say `seed`. */
+static void make(am_msg *m, char *payload, size_t len, int seed)
+{
+    for (size_t i = 0; i < len; i++)
+        payload[i] = (char)(seed + i);
+    *m = (am_msg){0};
+    m->hdr = (tsr_msg_hdr){(uint32_t)len, 7, 0, {(uint64_t)seed, 0, 0}, 0};
+    m->payload = payload;
+}
+
+/* Reads one whole message from the tail and checks it is m's. */
+static void read_back(const am_msg *m, const char *payload)
+{
+    static char buf[SIZE];
+    uint64_t tail = ring_tail(r);
+    size_t total = STREAM_BYTES(m->hdr.len);
+    if (ring_avail(r, tail) != total) {
+        CHECK(0, "%llu bytes unread, %zu expected", (unsigned long long)ring_avail(r, tail), total);
+        return;
+    }
+    ring_read(r, tail, buf, total);
+    CHECK(!memcmp(buf, &m->hdr, STREAM_HDR), "header of message %llu differs",
+          (unsigned long long)m->hdr.arg[0]);
+    CHECK(!memcmp(buf + STREAM_HDR, payload, m->hdr.len), "payload of message %llu differs",
+          (unsigned long long)m->hdr.arg[0]);
+    ring_consumed(r, tail + total);
+}
+
+static void round_trips(void)
+{
+    static char payload[2000];
+    for (int i = 0; i < 500; i++) { /* enough to go round the ring many times */
+        am_msg m;
+        size_t len = (size_t)(i * 37) % sizeof payload;
+        make(&m, payload, len, i);
+        if (!ring_write(r, &tail_seen, &m)) {
+            CHECK(0, "message %d (%zu bytes) not all in", i, len);
+            return;
+        }
+        read_back(&m, payload);
+    }
+    CHECK(!ring_has_data(r), "data left after every message was read");
+}
+
+/* A message bigger than the ring goes in as the reader frees room. */
+static void pieces(void)
+{
+    static char payload[3 * SIZE], out[3 * SIZE + STREAM_HDR + 8];
+    am_msg m;
+    make(&m, payload, sizeof payload, 3);
+    size_t got = 0, total = STREAM_BYTES(m.hdr.len);
+    int writes = 0;
+    while (got < total && writes < 100) { /* bounded: a ring that never frees room fails */
+        ring_write(r, &tail_seen, &m);
+        writes++;
+        uint64_t tail = ring_tail(r), avail = ring_avail(r, tail);
+        ring_read(r, tail, out + got, (size_t)avail);
+        got += (size_t)avail;
+        ring_consumed(r, tail + avail);
+    }
+    CHECK(got == total && writes >= 4,
+          "%zu of a %zu-byte message went in %d writes through a %d-byte ring", got, total,
+          writes, SIZE);
+    CHECK(!memcmp(out + STREAM_HDR, payload, sizeof payload), "the pieces differ from the message");
+}
+
+/* Full ring: the writer asks for room, and the reader's freeing it says so. */
+static void want_space(void)
+{
+    static char payload[SIZE];
+    am_msg a, b;
+    make(&a, payload, SIZE - STREAM_HDR - 64, 4);
+    CHECK(ring_write(r, &tail_seen, &a), "a message that fits did not go in");
+    make(&b, payload, 200, 5);
+    CHECK(!ring_write(r, &tail_seen, &b), "a message went into a full ring");
+    CHECK(b.sent <= 64, "%zu bytes went into 64 bytes of room", b.sent);
+    ring_want_space(r);
+    uint64_t tail = ring_tail(r);
+    CHECK(ring_consumed(r, tail + STREAM_BYTES(a.hdr.len)) == 1,
+          "freeing room did not tell the writer that asked for it");
+    CHECK(ring_consumed(r, tail + STREAM_BYTES(a.hdr.len)) == 0, "the writer was told twice");
+    CHECK(ring_write(r, &tail_seen, &b), "the rest did not go in once there was room");
+    tail = ring_tail(r);
+    ring_consumed(r, tail + ring_avail(r, tail));
+}
+
+/* The writer's copy of the tail may be old: it only undercounts the room,
+ * and a write that needs more looks again. */
+static void stale_tail(void)
+{
+    static char payload[SIZE];
+    am_msg m;
+    uint64_t stale = tail_seen - (SIZE - 100); /* as if the writer last looked long ago */
+    make(&m, payload, SIZE / 2, 6);
+    CHECK(ring_write(r, &stale, &m), "a stale tail kept a message from an empty ring");
+    CHECK(stale == ring_tail(r), "the writer did not look at the tail again");
+    read_back(&m, payload);
+}
+
+/* The other end's words are not believed. */
+static void lies(void)
+{
+    static char payload[64];
+    am_msg m;
+    uint64_t head = atomic_load(&r->head);
+    atomic_store(&r->tail, head + 100); /* read more than was written */
+    uint64_t seen = head + 100;
+    make(&m, payload, sizeof payload, 7);
+    CHECK(!ring_write(r, &seen, &m) && m.sent == 0, "a tail ahead of the head left room");
+    CHECK(!ring_has_room(r), "a tail ahead of the head has room");
+    atomic_store(&r->tail, head);
+    atomic_store(&r->head, head + SIZE + 1); /* wrote more than the ring holds */
+    CHECK(ring_avail(r, head) > ring_size(), "a head too far ahead was not reported as such");
+}
+
+int main(void)
+{
+    ring_setup(SIZE);
+    r = calloc(1, sizeof *r + SIZE);
+    round_trips();
+    pieces();
+    want_space();
+    stale_tail();
+    lies();
+    free(r);
+    return check_done("ring");
+}
