@@ -3,10 +3,11 @@
  *
  * Every ordered pair of nodes has a single-producer single-consumer byte
  * ring (ring.h) in the memfd tsrun made (shm.h); node i writes to node j
- * through ring (i, j) and reads ring (j, i). A message is copied into the ring as
- * the same byte stream TCP would carry (stream.h), so one larger than the
- * ring's free space goes in pieces while the reader drains it. Sending is
- * memcpy and a release store: no system call unless the receiver sleeps.
+ * through ring (i, j) and reads ring (j, i). A message is copied into the
+ * ring as the same byte stream TCP would carry (stream.h), so one larger
+ * than the ring's free space goes in pieces while the reader drains it.
+ * Sending is memcpy and a release store: no system call unless the
+ * receiver sleeps.
  *
  * Each node has a doorbell: a sequence number its comm thread sleeps on
  * with a futex, under the same wait policy as TCP's poll, and a flag saying
