@@ -15,7 +15,7 @@
  * Only a sample of the messages is stamped, one in HOLDUP_SAMPLE drawn at
  * random by each sending thread; the others carry 0 and are not measured.
  * Two clock reads per message (one at each end) and the counters cost
- * about a third of a small message's round trip over shared memory; the
+ * about a sixth of a small message's round trip over shared memory; the
  * sample keeps the average and the histogram's shape at a sixteenth of
  * that. Drawn at random, not every n-th, so that a protocol's fixed
  * rhythm of message types does not bias it.
