@@ -6,11 +6,11 @@
  * Still outside Tessera, busy-polled, nothing checked or dispatched: the
  * floor each ring design puts under an AM round trip.
  *
- *   byte ring: the layout of the shm backend (transport/shm.c). The bytes
- *     go at the writer's head; the head and the reader's tail are words
- *     on lines of their own, and the writer looks at the tail only when
- *     the room it saw last runs out, so a message moves the head's line
- *     and its bytes' between the cores.
+ *   byte ring: the shm backend's own (transport/ring.c). The bytes go at
+ *     the writer's head; the head and the reader's tail are words on lines
+ *     of their own, and the writer looks at the tail only when the room it
+ *     saw last runs out, so a message moves the head's line and its
+ *     bytes' between the cores.
  *   slot ring: each 64-byte line begins with the number of the message
  *     that fills it, written last, so the reader's look at the number
  *     brings the first bytes with it; the reader hands the lines back in
@@ -24,60 +24,39 @@
 
 #include "micro.h"
 #include "tessera.h"
+#include "transport/ring.h"
+#include "transport/stream.h"
 #include "transport/transport.h"
 
 #define HDR sizeof(tsr_msg_hdr)
-#define PAD8(n) (((n) + 7) & ~(size_t)7)
 
 /* ---- Byte ring ------------------------------------------------------------ */
 
-#define BYTES (256 * 1024)
+#define BYTES (256 * 1024) /* the shm backend's at up to 16 nodes (shm.c) */
 
 typedef struct byte_ring {
-    _Atomic uint64_t head; /* bytes ever written */
-    char pad0[56];
-    _Atomic uint64_t tail; /* bytes ever read */
-    char pad1[56];
-    char data[BYTES];
+    ring_hdr hdr;
+    char data[BYTES]; /* where ring.c puts a ring's bytes: right after its header */
 } byte_ring;
 
-static void ring_copy_in(byte_ring *r, uint64_t pos, const void *src, size_t n)
-{
-    size_t off = pos % BYTES, first = n < BYTES - off ? n : BYTES - off;
-    memcpy(r->data + off, src, first);
-    memcpy(r->data, (const char *)src + first, n - first);
-}
-
-static void ring_copy_out(const byte_ring *r, uint64_t pos, void *dst, size_t n)
-{
-    size_t off = pos % BYTES, first = n < BYTES - off ? n : BYTES - off;
-    memcpy(dst, r->data + off, first);
-    memcpy((char *)dst + first, r->data, n - first);
-}
-
-static void byte_send(byte_ring *r, uint64_t *tail_seen, const tsr_msg_hdr *h,
+static void byte_send(ring_hdr *r, uint64_t *tail_seen, const tsr_msg_hdr *h,
                       const void *payload)
 {
-    uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-    size_t total = HDR + PAD8(h->len);
-    for (unsigned k = 1; head + total - *tail_seen > BYTES; k++) {
-        *tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
-        if (head + total - *tail_seen > BYTES)
-            spin_turn(k);
-    }
-    ring_copy_in(r, head, h, HDR);
-    ring_copy_in(r, head + HDR, payload, h->len);
-    atomic_store_explicit(&r->head, head + total, memory_order_release);
+    am_msg m = {.hdr = *h, .payload = payload};
+    for (unsigned k = 1; !ring_write(r, tail_seen, &m); k++)
+        spin_turn(k);
 }
 
-static void byte_receive(byte_ring *r, tsr_msg_hdr *h, void *payload)
+static void byte_receive(ring_hdr *r, tsr_msg_hdr *h, void *payload)
 {
-    uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    for (unsigned k = 1; atomic_load_explicit(&r->head, memory_order_acquire) == tail; k++)
+    uint64_t tail = ring_tail(r);
+    for (unsigned k = 1; ring_avail(r, tail) < HDR; k++)
         spin_turn(k);
-    ring_copy_out(r, tail, h, HDR);
-    ring_copy_out(r, tail + HDR, payload, h->len);
-    atomic_store_explicit(&r->tail, tail + HDR + PAD8(h->len), memory_order_release);
+    ring_read(r, tail, h, HDR);
+    for (unsigned k = 1; ring_avail(r, tail) < STREAM_BYTES(h->len); k++)
+        spin_turn(k);
+    ring_read(r, tail + HDR, payload, h->len);
+    ring_consumed(r, tail + STREAM_BYTES(h->len));
 }
 
 /* ---- Slot ring ------------------------------------------------------------ */
@@ -219,25 +198,34 @@ static void ring_pingpong(const void *arg, long first, long rounds)
             if (b->slots)
                 slot_send(&b->shared->slots[0], &b->end[0], &h, out);
             else
-                byte_send(&b->shared->bytes[0], &b->tail_seen, &h, out);
+                byte_send(&b->shared->bytes[0].hdr, &b->tail_seen, &h, out);
         }
         if (b->slots)
             slot_receive(&b->shared->slots[!me], &b->end[1], &got, in);
         else
-            byte_receive(&b->shared->bytes[!me], &got, in);
+            byte_receive(&b->shared->bytes[!me].hdr, &got, in);
         if (got.arg[0] != (uint64_t)i || got.len != b->len)
             abort(); /* the ring lost or reordered a message */
         if (me == 1) {
             if (b->slots)
                 slot_send(&b->shared->slots[1], &b->end[0], &h, in);
             else
-                byte_send(&b->shared->bytes[1], &b->tail_seen, &h, in);
+                byte_send(&b->shared->bytes[1].hdr, &b->tail_seen, &h, in);
         }
     }
 }
 
 void bench_raw_rings(void)
 {
+    /* ring.c's size is one per process: the shm backend's, which is BYTES
+     * at the nodes tsr_micro runs, or none under the other backends. */
+    if (!ring_size())
+        ring_setup(BYTES);
+    if (ring_size() != BYTES) {
+        fprintf(stderr, "tsr_micro: the shm rings are %zu bytes here, not %d\n", ring_size(),
+                BYTES);
+        exit(1);
+    }
     rings *shared = raw_shared(sizeof(rings));
     static const char *const kinds[2] = {"shm_ring", "shm_slots"};
     for (int slots = 0; slots < 2; slots++)
