@@ -62,24 +62,64 @@ static int connect_once(int fd, const struct sockaddr_in *sa, double deadline)
     return err ? -1 : 0;
 }
 
+/* One connection attempt; -1 (errno set) if it fails. */
+static int dial(const struct sockaddr_in *sa, double deadline)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        log_die("socket: %m");
+    if (connect_once(fd, sa, deadline) == 0) {
+        set_nodelay(fd);
+        return fd;
+    }
+    int err = errno;
+    close(fd);
+    errno = err;
+    return -1;
+}
+
 static int connect_to(uint32_t addr, uint16_t port, double deadline)
 {
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = port, .sin_addr.s_addr = addr};
     for (;;) {
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-            log_die("socket: %m");
-        if (connect_once(fd, &sa, deadline) == 0) {
-            set_nodelay(fd);
+        int fd = dial(&sa, deadline);
+        if (fd >= 0 || now_s() > deadline)
             return fd;
-        }
-        int err = errno;
-        close(fd);
-        if (now_s() > deadline) {
-            errno = err;
+        io_sleep(0.01);
+    }
+}
+
+/* Waits until the gate at addr:port answers the hello on *fd. A gate
+ * closes a newcomer unanswered when too many wait to speak or when its
+ * hello came late (boot/gate.h), which an honest node meets when the host
+ * is overloaded between its connect and its write: it then connects again
+ * and repeats the hello, until deadline. One attempt per refusal, so a
+ * listener that is gone fails at once. Returns 0 when the answer's first
+ * byte waits, or -1 (errno set). */
+static int await_answer(int *fd, uint32_t addr, uint16_t port, const boot_hello *h,
+                        double deadline)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = port, .sin_addr.s_addr = addr};
+    for (;;) {
+        char byte;
+        if (io_wait(*fd, POLLIN, deadline) <= 0) {
+            errno = ETIMEDOUT;
             return -1;
         }
+        ssize_t r = recv(*fd, &byte, 1, MSG_PEEK);
+        if (r > 0)
+            return 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && errno != ECONNRESET)
+            return -1;
+        log_debug("refused at port %u before the answer; connecting again", ntohs(port));
+        close(*fd);
         io_sleep(0.01);
+        if ((*fd = dial(&sa, deadline)) < 0)
+            return -1;
+        if (io_write_all(*fd, h, sizeof *h) && errno != EPIPE && errno != ECONNRESET)
+            return -1; /* refused again before the hello: the next look sees it */
     }
 }
 
@@ -197,6 +237,7 @@ static boot_endpoint *register_with_launcher(void)
     boot_table t;
     deadline += TABLE_GRACE_S;
     if (io_write_all(boot.launcher_fd, &h, sizeof h) ||
+        await_answer(&boot.launcher_fd, laddr, lport, &h, deadline) ||
         io_read_full(boot.launcher_fd, &t, sizeof t, deadline) || t.magic != BOOT_MAGIC)
         log_die("tsrun at %s did not send the node table", cfg.boot);
     if (t.type == BOOT_ABORT)
@@ -239,7 +280,8 @@ static void connect_lower(const boot_endpoint *ep, double deadline)
     }
     for (int j = 0; j < cfg.node; j++) {
         boot_note ack;
-        if (io_read_full(boot.peer_fd[j], &ack, sizeof ack, deadline) || ack.magic != BOOT_MAGIC ||
+        if (await_answer(&boot.peer_fd[j], ep[j].addr, ep[j].port, &h, deadline) ||
+            io_read_full(boot.peer_fd[j], &ack, sizeof ack, deadline) || ack.magic != BOOT_MAGIC ||
             ack.type != MESH_ACK || ack.node != (uint32_t)j)
             boot_stop(j, "did not accept a connection while the job started", -1);
     }
