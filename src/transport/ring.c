@@ -74,6 +74,55 @@ int ring_has_room(ring_hdr *r)
 
 void ring_want_space(ring_hdr *r) { atomic_store(&r->want_space, 1); }
 
+int ring_box_post(ring_hdr *r, am_msg *m)
+{
+    ring_box *b = &r->box;
+    uint32_t posted = atomic_load_explicit(&b->posted, memory_order_relaxed);
+    if (m->sent || sizeof m->hdr + m->hdr.len > RING_BOX_BYTES ||
+        atomic_load_explicit(&b->taken, memory_order_acquire) != posted)
+        return 0;
+    sent_causally();
+    memcpy(b->msg, &m->hdr, sizeof m->hdr);
+    if (m->hdr.len) /* an empty message's payload may be NULL */
+        memcpy(b->msg + sizeof m->hdr, m->payload, m->hdr.len);
+    b->at_head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    atomic_store_explicit(&b->posted, posted + 1, memory_order_release);
+    m->sent = STREAM_BYTES(m->hdr.len);
+    return 1;
+}
+
+/* The head was read (acquire) before this look at the box, so a box posted
+ * before any byte the reader saw is seen full here. */
+uint64_t ring_box_before(ring_hdr *r, uint64_t tail, uint64_t avail, int *box_next)
+{
+    *box_next = 0;
+    if (!ring_box_full(r))
+        return avail;
+    uint64_t ahead = r->box.at_head - tail;
+    if (ahead > size)
+        return UINT64_MAX;
+    *box_next = ahead == 0;
+    return ahead < avail ? ahead : avail;
+}
+
+size_t ring_box_copy(ring_hdr *r, void *buf)
+{
+    tsr_msg_hdr h;
+    received_causally();
+    memcpy(&h, r->box.msg, sizeof h);
+    if (h.len > RING_BOX_BYTES - sizeof h)
+        return 0;
+    memcpy(buf, r->box.msg, sizeof h + h.len);
+    memcpy(buf, &h, sizeof h); /* the header checked, whatever the writer did since */
+    return sizeof h + h.len;
+}
+
+void ring_box_free(ring_hdr *r)
+{
+    uint32_t posted = atomic_load_explicit(&r->box.posted, memory_order_relaxed);
+    atomic_store_explicit(&r->box.taken, posted, memory_order_release);
+}
+
 void ring_read(ring_hdr *r, uint64_t pos, void *dst, size_t n)
 {
     size_t off = (size_t)(pos % size), first = n < size - off ? n : size - off;

@@ -13,6 +13,13 @@
  * written leaves no room, and a head that claims more than the ring holds
  * is the reader's to refuse (ring_avail). A writer that finds no room
  * raises want_space; the reader that frees room is told (ring_consumed).
+ *
+ * Beside the ring is a one-message box (ring_box), as MPI's shared-memory
+ * transports have their "fast boxes": a small message posted there when
+ * nothing waits crosses on its own two lines, where the ring's reader
+ * first sees the head's line and then fetches the data's. The reader keeps
+ * the order: it reads the ring up to the head the box was posted at, then
+ * the box.
  */
 #ifndef TSR_RING_H
 #define TSR_RING_H
@@ -23,12 +30,28 @@
 
 #include "transport/transport.h"
 
+/* Bytes of a message (header and payload) that the fast box holds. */
+#define RING_BOX_BYTES 240
+
+/* One small message beside the ring, on lines of its own: the writer
+ * posts a message here when nothing of its waits and the box is free, so
+ * it crosses between the cores with its own lines alone (ring_box_post).
+ * It is next in the stream when the reader's tail reaches at_head, the
+ * ring's head when it was posted. */
+typedef struct ring_box {
+    _Atomic uint32_t posted; /* messages ever posted; the writer's */
+    _Atomic uint32_t taken;  /* messages ever taken; the reader's */
+    uint64_t at_head;
+    char msg[RING_BOX_BYTES];
+} ring_box;
+
 typedef struct ring_hdr {
     _Atomic uint64_t head;       /* bytes ever written; the writer's */
     char pad0[56];
     _Atomic uint64_t tail;       /* bytes ever read; the reader's */
     _Atomic uint32_t want_space; /* the writer waits for room */
     char pad1[52];
+    ring_box box;
 } ring_hdr; /* followed by the ring's bytes */
 
 /* Sets the bytes of every ring of the job (once, before any is used). */
@@ -45,11 +68,22 @@ int ring_has_room(ring_hdr *r);
  * look at the tail that follows cannot miss the reader's freeing it). */
 void ring_want_space(ring_hdr *r);
 
+/* The writer's end of the box: 1 if m went there whole, which it does
+ * when it fits, the box is free and nothing of m was written yet. The
+ * caller has nothing queued for this ring, or m would pass it. */
+int ring_box_post(ring_hdr *r, am_msg *m);
+
 /* The reader's end. The looks are inline: the comm thread and a waiting
  * thread make them on every turn. */
+static inline int ring_box_full(ring_hdr *r)
+{
+    return atomic_load_explicit(&r->box.posted, memory_order_acquire) !=
+           atomic_load_explicit(&r->box.taken, memory_order_relaxed);
+}
 static inline int ring_has_data(ring_hdr *r)
 {
-    return atomic_load(&r->head) != atomic_load_explicit(&r->tail, memory_order_relaxed);
+    return atomic_load(&r->head) != atomic_load_explicit(&r->tail, memory_order_relaxed) ||
+           ring_box_full(r);
 }
 static inline uint64_t ring_tail(ring_hdr *r)
 {
@@ -61,6 +95,16 @@ static inline uint64_t ring_avail(ring_hdr *r, uint64_t tail)
 {
     return atomic_load_explicit(&r->head, memory_order_acquire) - tail;
 }
+/* Of the avail bytes from tail (ring_avail, read before this look), how
+ * many come before the box's message: all of them when the box is empty.
+ * *box_next is 1 when that message is next, at tail. A box that claims a
+ * place behind tail, or further than the ring holds, gives UINT64_MAX. */
+uint64_t ring_box_before(ring_hdr *r, uint64_t tail, uint64_t avail, int *box_next);
+/* Copies the box's message to buf (RING_BOX_BYTES): its bytes, or 0 if its
+ * header claims more than the box holds. The box stays full. */
+size_t ring_box_copy(ring_hdr *r, void *buf);
+/* The box's message was copied out: the box is the writer's again. */
+void ring_box_free(ring_hdr *r);
 /* Copies n bytes from stream position pos, across the ring's end. */
 void ring_read(ring_hdr *r, uint64_t pos, void *dst, size_t n);
 /* The reader has read up to tail: the room is the writer's again. Returns

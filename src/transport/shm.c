@@ -7,7 +7,9 @@
  * ring as the same byte stream TCP would carry (stream.h), so one larger
  * than the ring's free space goes in pieces while the reader drains it.
  * Sending is memcpy and a release store: no system call unless the
- * receiver sleeps.
+ * receiver sleeps. A small message with nothing queued before it goes to
+ * the ring's one-message box instead (ring.h), which the reader takes when
+ * its tail reaches the place the box names.
  *
  * Each node has a doorbell: a sequence number its comm thread sleeps on
  * with a futex, under the same wait policy as TCP's poll, and a flag saying
@@ -164,7 +166,8 @@ static void shm_post(int dest, am_msg *m)
     }
     out_queue *q = &outq[dest];
     spin_lock(&q->lock);
-    if (!q->head && ring_write(ring_of(cfg.node, dest), &q->tail_seen, m)) {
+    ring_hdr *r = ring_of(cfg.node, dest);
+    if (!q->head && (ring_box_post(r, m) || ring_write(r, &q->tail_seen, m))) {
         spin_unlock(&q->lock);
         release_msg(m);
         bell_deliver(dest);
@@ -228,28 +231,34 @@ static void consumed(ring_hdr *r, int src, uint64_t tail)
         bell_ring(src);
 }
 
-/* How many unread bytes ring (src, this node) holds from tail. The head is
- * the writer's word: it may not claim more than the ring holds. */
-static uint64_t ring_unread(ring_hdr *r, int src, uint64_t tail)
+/* How many unread bytes ring (src, this node) holds from tail before the
+ * box's message (ring_box_before); *box_next when that message is next.
+ * The head and the box's place are the writer's word: they may not claim
+ * more than the ring holds, nor a place the reader has passed. */
+static uint64_t unread(ring_hdr *r, int src, uint64_t tail, int *box_next)
 {
-    uint64_t avail = ring_avail(r, tail);
+    uint64_t avail = ring_avail(r, tail), before;
     if (avail > ring_size())
         log_die_status(1, "protocol error: node %d's ring claims %llu unread bytes, more than "
                        "its %zu", src, (unsigned long long)avail, ring_size());
-    return avail;
+    if ((before = ring_box_before(r, tail, avail, box_next)) == UINT64_MAX)
+        log_die_status(1, "protocol error: node %d's fast box claims a place %llu bytes from "
+                       "the ring's tail", src, (unsigned long long)(r->box.at_head - tail));
+    return before;
 }
 
 /* Moves what ring (src, this node) holds into src's stream and delivers
- * every whole message. Returns 1 if there was anything. The serving thread
- * only (core_serving); a ring that a waiting thread reads now is left for
- * the next turn. */
+ * every whole message, then the box's message when it is next. Returns 1
+ * if there was anything. The serving thread only (core_serving); a ring
+ * that a waiting thread reads now is left for the next turn. */
 static int receive(int src)
 {
     ring_hdr *r = ring_of(src, cfg.node);
     if (!ring_has_data(r) || !spin_trylock(&reading[src]))
         return 0;
-    uint64_t tail = ring_tail(r);
-    uint64_t avail = ring_unread(r, src, tail);
+    uint64_t tail = ring_tail(r), box[RING_BOX_BYTES / 8];
+    int box_next;
+    uint64_t avail = unread(r, src, tail, &box_next);
     int any = avail != 0; /* nothing if a waiting thread just took it */
     while (avail) {
         size_t room;
@@ -261,8 +270,33 @@ static int receive(int src)
         consumed(r, src, tail);
         rx_commit(&rx[src], k);
     }
+    unread(r, src, tail, &box_next);
+    if (box_next) {
+        tsr_msg_hdr *h = (tsr_msg_hdr *)box;
+        if (!ring_box_copy(r, box))
+            log_die_status(1, "protocol error: node %d's fast box claims more than its %d "
+                           "bytes", src, RING_BOX_BYTES);
+        ring_box_free(r);
+        core_heard(src);
+        if (!am_check(src, h))
+            am_dispatch(src, h, h + 1);
+        any = 1;
+    }
     spin_unlock(&reading[src]);
     return any;
+}
+
+/* The box's message of ring (src, this node), next in the stream: as
+ * direct_reply. */
+static int direct_box(ring_hdr *r, int src)
+{
+    uint64_t box[RING_BOX_BYTES / 8];
+    tsr_msg_hdr *h = (tsr_msg_hdr *)box;
+    if (!ring_box_copy(r, box) || !am_direct(src, h))
+        return -1;
+    ring_box_free(r);
+    am_dispatch(src, h, h + 1);
+    return 1;
 }
 
 /* The message at the front of ring (src, this node), delivered on the
@@ -277,8 +311,12 @@ static int direct_reply(int src)
     uint64_t tail = ring_tail(r), avail = ring_avail(r, tail);
     tsr_msg_hdr h;
     size_t room;
-    if (!rx_idle(&rx[src]) || avail > ring_size())
+    int box_next;
+    if (!rx_idle(&rx[src]) || avail > ring_size() ||
+        ring_box_before(r, tail, avail, &box_next) == UINT64_MAX)
         return -1;
+    if (box_next)
+        return direct_box(r, src);
     if (avail < STREAM_HDR)
         return 0;
     ring_read(r, tail, &h, STREAM_HDR);

@@ -4,7 +4,9 @@
  * frees room; a writer that asked for room is told when the reader frees
  * it; the writer's copy of the tail is only a lower bound on the room; and
  * neither end believes the other's word: a tail ahead of the head leaves no
- * room, a head too far ahead is reported as more than the ring holds. */
+ * room, a head too far ahead is reported as more than the ring holds. The
+ * fast box beside the ring keeps the stream's order and takes only what
+ * fits, and a box that lies about its place or its length is refused. */
 #include <stdatomic.h>
 
 #include "check.h"
@@ -26,13 +28,14 @@ static void make(am_msg *m, char *payload, size_t len, int seed)
     m->payload = payload;
 }
 
-/* Reads one whole message from the tail and checks it is m's. */
-static void read_back(const am_msg *m, const char *payload)
+/* Reads one whole message from the tail and checks it is m's; with
+ * `alone`, that nothing follows it. */
+static void read_next(const am_msg *m, const char *payload, int alone)
 {
     static char buf[SIZE];
     uint64_t tail = ring_tail(r);
     size_t total = STREAM_BYTES(m->hdr.len);
-    if (ring_avail(r, tail) != total) {
+    if (alone ? ring_avail(r, tail) != total : ring_avail(r, tail) < total) {
         CHECK(0, "%llu bytes unread, %zu expected", (unsigned long long)ring_avail(r, tail), total);
         return;
     }
@@ -43,6 +46,8 @@ static void read_back(const am_msg *m, const char *payload)
           (unsigned long long)m->hdr.arg[0]);
     ring_consumed(r, tail + total);
 }
+
+static void read_back(const am_msg *m, const char *payload) { read_next(m, payload, 1); }
 
 static void round_trips(void)
 {
@@ -131,6 +136,75 @@ static void lies(void)
     CHECK(ring_avail(r, head) > ring_size(), "a head too far ahead was not reported as such");
 }
 
+/* Reads the ring's bytes before the box's message and checks they are m's
+ * whole; returns whether the box's message is then next. */
+static int read_to_box(const am_msg *m, const char *payload)
+{
+    uint64_t tail = ring_tail(r);
+    int next;
+    uint64_t before = ring_box_before(r, tail, ring_avail(r, tail), &next);
+    CHECK(before == STREAM_BYTES(m->hdr.len) && !next,
+          "%llu bytes before the box's message, %zu expected", (unsigned long long)before,
+          STREAM_BYTES(m->hdr.len));
+    read_next(m, payload, 0);
+    ring_box_before(r, ring_tail(r), ring_avail(r, ring_tail(r)), &next);
+    return next;
+}
+
+/* The box keeps the stream's order: ring, box, ring reads as posted, the
+ * box taking one message at a time and only small ones. */
+static void box_order(void)
+{
+    static char payload[3][64];
+    uint64_t box[RING_BOX_BYTES / 8];
+    am_msg a, b, c, d, big;
+    make(&a, payload[0], 24, 8);
+    make(&b, payload[1], 64, 9);
+    make(&c, payload[2], 40, 10);
+    CHECK(ring_write(r, &tail_seen, &a), "message a did not go in");
+    CHECK(ring_box_post(r, &b), "message b did not go into the empty box");
+    CHECK(!ring_box_post(r, &c), "message c went into a full box");
+    CHECK(ring_write(r, &tail_seen, &c), "message c did not go into the ring");
+    CHECK(read_to_box(&a, payload[0]), "after a, the box's message was not next");
+    size_t n = ring_box_copy(r, box);
+    CHECK(n == sizeof b.hdr + 64 && !memcmp(box, &b.hdr, sizeof b.hdr) &&
+          !memcmp((char *)box + sizeof b.hdr, payload[1], 64), "the box did not hold b");
+    CHECK(ring_has_data(r), "a full box is no data");
+    ring_box_free(r);
+    uint64_t tail = ring_tail(r);
+    int next;
+    CHECK(ring_box_before(r, tail, ring_avail(r, tail), &next) == ring_avail(r, tail) && !next,
+          "an empty box holds back the ring");
+    read_back(&c, payload[2]);
+    CHECK(!ring_has_data(r), "data left after a, b and c were read");
+    static char large[RING_BOX_BYTES];
+    make(&big, large, RING_BOX_BYTES - sizeof big.hdr + 1, 11);
+    CHECK(!ring_box_post(r, &big), "a message larger than the box went in");
+    make(&d, payload[0], 8, 12);
+    d.sent = 8;
+    CHECK(!ring_box_post(r, &d), "a message partly in the ring went into the box");
+}
+
+/* The box's place and length are the writer's word, not believed. */
+static void box_lies(void)
+{
+    static char payload[8];
+    uint64_t box[RING_BOX_BYTES / 8];
+    am_msg m;
+    make(&m, payload, sizeof payload, 13);
+    CHECK(ring_box_post(r, &m), "a message did not go into the empty box");
+    uint64_t tail = ring_tail(r);
+    int next;
+    r->box.at_head = tail - 1;
+    CHECK(ring_box_before(r, tail, 0, &next) == UINT64_MAX, "a box behind the tail was believed");
+    r->box.at_head = tail + SIZE + 1;
+    CHECK(ring_box_before(r, tail, 0, &next) == UINT64_MAX, "a box beyond the ring was believed");
+    r->box.at_head = tail;
+    ((tsr_msg_hdr *)r->box.msg)->len = RING_BOX_BYTES;
+    CHECK(ring_box_copy(r, box) == 0, "a box claiming more than it holds was copied");
+    ring_box_free(r);
+}
+
 int main(void)
 {
     ring_setup(SIZE);
@@ -139,6 +213,8 @@ int main(void)
     pieces();
     want_space();
     stale_tail();
+    box_order();
+    box_lies();
     lies();
     free(r);
     return check_done("ring");
