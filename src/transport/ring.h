@@ -14,12 +14,12 @@
  * is the reader's to refuse (ring_avail). A writer that finds no room
  * raises want_space; the reader that frees room is told (ring_consumed).
  *
- * Beside the ring is a one-message box (ring_box), as MPI's shared-memory
- * transports have their "fast boxes": a small message posted there when
- * nothing waits crosses on its own two lines, where the ring's reader
- * first sees the head's line and then fetches the data's. The reader keeps
- * the order: it reads the ring up to the head the box was posted at, then
- * the box.
+ * Beside the ring is a one-message box (ring_box), as Open MPI's
+ * shared-memory transport has its "fast boxes": a small message posted
+ * there when nothing waits crosses on the box's own two lines, where the
+ * ring's reader first sees the head's line and then fetches the data's.
+ * The reader keeps the order: it reads the ring up to the head the box
+ * was posted at, then the box.
  */
 #ifndef TSR_RING_H
 #define TSR_RING_H
