@@ -42,13 +42,16 @@ static void set_nodelay(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-/* connect(2) that survives a signal: interrupted, the connection goes on in
- * the background, so wait for its outcome rather than start another. */
-static int connect_once(int fd, const struct sockaddr_in *sa, double deadline)
+/* connect(2) by deadline. A listener whose queue is full drops the SYN, and
+ * a blocking connect would retry for minutes, past TSR_CONNECT_TIMEOUT; so
+ * fd connects non-blocking, and the outcome is waited for (interrupted by a
+ * signal, the connection goes on in the background too). fd is blocking
+ * again afterwards. */
+static int wait_connected(int fd, const struct sockaddr_in *sa, double deadline)
 {
     if (connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0)
         return 0;
-    if (errno != EINTR)
+    if (errno != EINPROGRESS && errno != EINTR)
         return -1;
     int ready = io_wait(fd, POLLOUT, deadline), err;
     socklen_t len = sizeof err;
@@ -60,6 +63,16 @@ static int connect_once(int fd, const struct sockaddr_in *sa, double deadline)
         return -1;
     errno = err;
     return err ? -1 : 0;
+}
+
+static int connect_once(int fd, const struct sockaddr_in *sa, double deadline)
+{
+    int flags = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+    int rc = wait_connected(fd, sa, deadline), err = errno;
+    fcntl(fd, F_SETFL, flags);
+    errno = err;
+    return rc;
 }
 
 /* One connection attempt; -1 (errno set) if it fails. */

@@ -4,24 +4,36 @@
 # connection unanswered: the node connects again and repeats its hello
 # rather than stop the job. Played against a stand-in for tsrun, which
 # refuses the first registration and takes the second; then against one
-# that refuses and is gone, which the node must report at once.
+# that refuses and is gone, which the node must report at once; then
+# against one whose queue is full, so the kernel drops the node's SYN and
+# a blocking connect(2) would retry for minutes: the node must stop at
+# TSR_CONNECT_TIMEOUT.
 . tests/lib.sh
 command -v python3 >/dev/null || skip_all "python3 is missing"
 
 # The stand-in: refuses the first hello by closing; with "gone" it also
 # closes its port, otherwise it takes the second hello, sends a table of
 # this one node and reads until the node's BOOT_FIN (boot/boot_proto.h).
+# With "full" it fills its listen queue first and never accepts.
 cat >"$LOG/tsrun.py" <<'PY'
-import os, socket, struct, subprocess, sys
+import os, socket, struct, subprocess, sys, time
 mode, prog = sys.argv[1], sys.argv[2:]
 HELLO = struct.Struct("<IIIiIHH32s")
 MAGIC, TABLE, FIN = 0x31525354, 2, 3
 lsock = socket.socket()
 lsock.bind(("127.0.0.1", 0))
-lsock.listen(4)
+lsock.listen(0 if mode == "full" else 4)
 lsock.settimeout(10)
 env = dict(os.environ, TSR_BOOT="127.0.0.1:%d" % lsock.getsockname()[1], TSR_SECRET="ab" * 16,
            TSR_NODE="0", TSR_NODES="1", TSR_TRANSPORT="tcp", TSR_VERBOSE="1")
+if mode == "full":
+    env["TSR_CONNECT_TIMEOUT"] = "2"
+    fill = [socket.socket() for _ in range(3)]
+    for f in fill:
+        f.setblocking(False)
+        f.connect_ex(lsock.getsockname())
+    time.sleep(0.2)
+    sys.exit(subprocess.run(prog, env=env, timeout=15).returncode)
 node = subprocess.Popen(prog, env=env)
 def hello(c):
     b = b""
@@ -64,5 +76,11 @@ start=$(date +%s)
 expect_fail "a refusal from a port that is gone stops the node" \
     "did not send the node table" python3 "$LOG/tsrun.py" gone $B/tests/mp/startup
 [ $(($(date +%s) - start)) -le 5 ] && ok "it stops at once, not after TSR_CONNECT_TIMEOUT" ||
+    bad "it took $(($(date +%s) - start)) s to stop" "$LOG/out"
+
+start=$(date +%s)
+expect_fail "a port whose queue is full stops the node" \
+    "cannot reach tsrun.*timed out" python3 "$LOG/tsrun.py" full $B/tests/mp/startup
+[ $(($(date +%s) - start)) -le 6 ] && ok "it stops at TSR_CONNECT_TIMEOUT (2 s), not minutes later" ||
     bad "it took $(($(date +%s) - start)) s to stop" "$LOG/out"
 finish
