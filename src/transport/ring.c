@@ -101,8 +101,10 @@ uint64_t ring_box_before(ring_hdr *r, uint64_t tail, uint64_t avail, int *box_ne
     uint64_t ahead = r->box.at_head - tail;
     if (ahead > size)
         return UINT64_MAX;
-    *box_next = ahead == 0;
-    return ahead < avail ? ahead : avail;
+    if (ahead > avail)
+        return avail; /* ring bytes before the box are still on their way */
+    *box_next = 1;
+    return ahead;
 }
 
 size_t ring_box_copy(ring_hdr *r, void *buf)

@@ -97,8 +97,9 @@ static inline uint64_t ring_avail(ring_hdr *r, uint64_t tail)
 }
 /* Of the avail bytes from tail (ring_avail, read before this look), how
  * many come before the box's message: all of them when the box is empty.
- * *box_next is 1 when that message is next, at tail. A box that claims a
- * place behind tail, or further than the ring holds, gives UINT64_MAX. */
+ * *box_next is 1 when that message follows the bytes returned (it is at
+ * tail when none are). A box that claims a place behind tail, or further
+ * than the ring holds, gives UINT64_MAX. */
 uint64_t ring_box_before(ring_hdr *r, uint64_t tail, uint64_t avail, int *box_next);
 /* Copies the box's message to buf (RING_BOX_BYTES): its bytes, or 0 if its
  * header claims more than the box holds. The box stays full. */

@@ -232,7 +232,7 @@ static void consumed(ring_hdr *r, int src, uint64_t tail)
 }
 
 /* How many unread bytes ring (src, this node) holds from tail before the
- * box's message (ring_box_before); *box_next when that message is next.
+ * box's message (ring_box_before); *box_next when that message follows.
  * The head and the box's place are the writer's word: they may not claim
  * more than the ring holds, nor a place the reader has passed. */
 static uint64_t unread(ring_hdr *r, int src, uint64_t tail, int *box_next)
@@ -259,7 +259,7 @@ static int receive(int src)
     uint64_t tail = ring_tail(r), box[RING_BOX_BYTES / 8];
     int box_next;
     uint64_t avail = unread(r, src, tail, &box_next);
-    int any = avail != 0; /* nothing if a waiting thread just took it */
+    int any = avail || box_next; /* nothing if a waiting thread just took it */
     while (avail) {
         size_t room;
         char *dst = rx_space(&rx[src], &room);
@@ -270,7 +270,6 @@ static int receive(int src)
         consumed(r, src, tail);
         rx_commit(&rx[src], k);
     }
-    unread(r, src, tail, &box_next);
     if (box_next) {
         tsr_msg_hdr *h = (tsr_msg_hdr *)box;
         if (!ring_box_copy(r, box))
@@ -280,7 +279,6 @@ static int receive(int src)
         core_heard(src);
         if (!am_check(src, h))
             am_dispatch(src, h, h + 1);
-        any = 1;
     }
     spin_unlock(&reading[src]);
     return any;
@@ -312,10 +310,12 @@ static int direct_reply(int src)
     tsr_msg_hdr h;
     size_t room;
     int box_next;
-    if (!rx_idle(&rx[src]) || avail > ring_size() ||
-        ring_box_before(r, tail, avail, &box_next) == UINT64_MAX)
+    if (!rx_idle(&rx[src]) || avail > ring_size())
         return -1;
-    if (box_next)
+    uint64_t before = ring_box_before(r, tail, avail, &box_next);
+    if (before == UINT64_MAX)
+        return -1;
+    if (box_next && !before)
         return direct_box(r, src);
     if (avail < STREAM_HDR)
         return 0;

@@ -137,18 +137,19 @@ static void lies(void)
 }
 
 /* Reads the ring's bytes before the box's message and checks they are m's
- * whole; returns whether the box's message is then next. */
+ * whole, the box's message following them; returns whether it is then at
+ * the tail. */
 static int read_to_box(const am_msg *m, const char *payload)
 {
     uint64_t tail = ring_tail(r);
     int next;
     uint64_t before = ring_box_before(r, tail, ring_avail(r, tail), &next);
-    CHECK(before == STREAM_BYTES(m->hdr.len) && !next,
-          "%llu bytes before the box's message, %zu expected", (unsigned long long)before,
-          STREAM_BYTES(m->hdr.len));
+    CHECK(before == STREAM_BYTES(m->hdr.len) && next,
+          "%llu bytes before the box's message (%s), %zu expected", (unsigned long long)before,
+          next ? "follows" : "does not follow", STREAM_BYTES(m->hdr.len));
     read_next(m, payload, 0);
-    ring_box_before(r, ring_tail(r), ring_avail(r, ring_tail(r)), &next);
-    return next;
+    tail = ring_tail(r);
+    return ring_box_before(r, tail, ring_avail(r, tail), &next) == 0 && next;
 }
 
 /* The box keeps the stream's order: ring, box, ring reads as posted, the
