@@ -42,11 +42,10 @@ static void set_nodelay(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-/* connect(2) by deadline. A listener whose queue is full drops the SYN, and
- * a blocking connect would retry for minutes, past TSR_CONNECT_TIMEOUT; so
- * fd connects non-blocking, and the outcome is waited for (interrupted by a
- * signal, the connection goes on in the background too). fd is blocking
- * again afterwards. */
+/* connect(2) on a non-blocking fd, by deadline: a listener whose queue is
+ * full drops the SYN, and a blocking connect would retry for minutes, past
+ * TSR_CONNECT_TIMEOUT (interrupted by a signal, the connection goes on in
+ * the background too, and is waited for the same way). */
 static int wait_connected(int fd, const struct sockaddr_in *sa, double deadline)
 {
     if (connect(fd, (const struct sockaddr *)sa, sizeof *sa) == 0)
@@ -65,23 +64,14 @@ static int wait_connected(int fd, const struct sockaddr_in *sa, double deadline)
     return err ? -1 : 0;
 }
 
-static int connect_once(int fd, const struct sockaddr_in *sa, double deadline)
-{
-    int flags = fcntl(fd, F_GETFL);
-    fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-    int rc = wait_connected(fd, sa, deadline), err = errno;
-    fcntl(fd, F_SETFL, flags);
-    errno = err;
-    return rc;
-}
-
-/* One connection attempt; -1 (errno set) if it fails. */
+/* One connection attempt: a blocking socket, or -1 (errno set). */
 static int dial(const struct sockaddr_in *sa, double deadline)
 {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         log_die("socket: %m");
-    if (connect_once(fd, sa, deadline) == 0) {
+    if (wait_connected(fd, sa, deadline) == 0) {
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         set_nodelay(fd);
         return fd;
     }
