@@ -17,7 +17,7 @@
  * a ring full queues the rest and raises the ring's want_space flag; the
  * reader rings the writer's bell when it frees space.
  *
- * A thread that spins for a reply takes it off the ring itself (take_reply)
+ * A thread that spins for a reply takes it off the ring itself (shm_read.c)
  * while the comm thread sleeps, and raises its bell's `polled` count so
  * that senders do not wake the comm thread meanwhile; what it finds that is
  * not such a reply, it wakes the comm thread for. One consumer at a time:
@@ -47,6 +47,7 @@
 #include "transport/core.h"
 #include "transport/ring.h"
 #include "transport/shm_hosts.h"
+#include "transport/shm_read.h"
 #include "transport/stream.h"
 #include "util/spin.h"
 #include "util/config.h"
@@ -77,8 +78,6 @@ static char *area;
 static size_t area_len, stride; /* stride: a ring with its header */
 static bell *bells;
 static out_queue *outq;
-static rx_stream *rx;
-static spin_t *reading; /* per peer: held by the one thread reading its ring */
 static struct pollfd *watch; /* the core's descriptors, then the mesh sockets */
 static double next_watch;
 static unsigned turns; /* of progress() without sleeping */
@@ -101,7 +100,7 @@ int shm_create(int nodes)
     return fd;
 }
 
-static ring_hdr *ring_of(int src, int dst)
+ring_hdr *shm_ring(int src, int dst)
 {
     return (ring_hdr *)(area + (size_t)cfg.nodes * sizeof(bell) +
                         ((size_t)src * (size_t)cfg.nodes + (size_t)dst) * stride);
@@ -131,7 +130,7 @@ static void bell_ring_fenced(int n)
     }
 }
 
-static void bell_ring(int n)
+void shm_bell(int n)
 {
     atomic_thread_fence(memory_order_seq_cst);
     bell_ring_fenced(n);
@@ -148,7 +147,7 @@ static void bell_deliver(int n)
         bell_ring_fenced(n);
 }
 
-static void shm_wake(void) { bell_ring(cfg.node); }
+static void shm_wake(void) { shm_bell(cfg.node); }
 
 static void release_msg(am_msg *m)
 {
@@ -166,7 +165,7 @@ static void shm_post(int dest, am_msg *m)
     }
     out_queue *q = &outq[dest];
     spin_lock(&q->lock);
-    ring_hdr *r = ring_of(cfg.node, dest);
+    ring_hdr *r = shm_ring(cfg.node, dest);
     if (!q->head && (ring_box_post(r, m) || ring_write(r, &q->tail_seen, m))) {
         spin_unlock(&q->lock);
         release_msg(m);
@@ -193,7 +192,7 @@ static void shm_post(int dest, am_msg *m)
 static int flush(int dest)
 {
     out_queue *q = &outq[dest];
-    ring_hdr *r = ring_of(cfg.node, dest);
+    ring_hdr *r = shm_ring(cfg.node, dest);
     int wrote = 0;
     spin_lock(&q->lock);
     for (int tries = 0; q->head && tries < 2; tries++) {
@@ -221,146 +220,6 @@ static int flush(int dest)
     return wrote;
 }
 
-static int arrived_from(int src) { return ring_has_data(ring_of(src, cfg.node)); }
-
-/* The reader has read ring (src, this node) up to tail; a writer that
- * waits for room is woken. */
-static void consumed(ring_hdr *r, int src, uint64_t tail)
-{
-    if (ring_consumed(r, tail))
-        bell_ring(src);
-}
-
-/* How many unread bytes ring (src, this node) holds from tail before the
- * box's message (ring_box_before); *box_next when that message follows.
- * The head and the box's place are the writer's word: they may not claim
- * more than the ring holds, nor a place the reader has passed. */
-static uint64_t unread(ring_hdr *r, int src, uint64_t tail, int *box_next)
-{
-    uint64_t avail = ring_avail(r, tail), before;
-    if (avail > ring_size())
-        log_die_status(1, "protocol error: node %d's ring claims %llu unread bytes, more than "
-                       "its %zu", src, (unsigned long long)avail, ring_size());
-    if ((before = ring_box_before(r, tail, avail, box_next)) == UINT64_MAX)
-        log_die_status(1, "protocol error: node %d's fast box claims a place %llu bytes from "
-                       "the ring's tail", src, (unsigned long long)(r->box.at_head - tail));
-    return before;
-}
-
-/* Moves what ring (src, this node) holds into src's stream and delivers
- * every whole message, then the box's message when it is next. Returns 1
- * if there was anything. The serving thread only (core_serving); a ring
- * that a waiting thread reads now is left for the next turn. */
-static int receive(int src)
-{
-    ring_hdr *r = ring_of(src, cfg.node);
-    if (!ring_has_data(r) || !spin_trylock(&reading[src]))
-        return 0;
-    uint64_t tail = ring_tail(r), box[RING_BOX_BYTES / 8];
-    int box_next;
-    uint64_t avail = unread(r, src, tail, &box_next);
-    int any = avail || box_next; /* nothing if a waiting thread just took it */
-    while (avail) {
-        size_t room;
-        char *dst = rx_space(&rx[src], &room);
-        size_t k = avail < room ? (size_t)avail : room;
-        ring_read(r, tail, dst, k);
-        tail += k;
-        avail -= k;
-        consumed(r, src, tail);
-        rx_commit(&rx[src], k);
-    }
-    if (box_next) {
-        tsr_msg_hdr *h = (tsr_msg_hdr *)box;
-        if (!ring_box_copy(r, box))
-            log_die_status(1, "protocol error: node %d's fast box claims more than its %d "
-                           "bytes", src, RING_BOX_BYTES);
-        ring_box_free(r);
-        core_heard(src);
-        if (!am_check(src, h))
-            am_dispatch(src, h, h + 1);
-    }
-    spin_unlock(&reading[src]);
-    return any;
-}
-
-/* The box's message of ring (src, this node), next in the stream: as
- * direct_reply. */
-static int direct_box(ring_hdr *r, int src)
-{
-    uint64_t box[RING_BOX_BYTES / 8];
-    tsr_msg_hdr *h = (tsr_msg_hdr *)box;
-    if (!ring_box_copy(r, box) || !am_direct(src, h))
-        return -1;
-    ring_box_free(r);
-    am_dispatch(src, h, h + 1);
-    return 1;
-}
-
-/* The message at the front of ring (src, this node), delivered on the
- * calling thread if am_direct accepts it: 1 if delivered, 0 if it is such a
- * reply but not all in yet, -1 if it is the comm thread's. Only the header
- * is read before the check. The caller holds reading[src], so src's stream
- * is this thread's to copy into (and found empty). A peer that only
- * answers this way is still heard: its heartbeats go to the comm thread. */
-static int direct_reply(int src)
-{
-    ring_hdr *r = ring_of(src, cfg.node);
-    uint64_t tail = ring_tail(r), avail = ring_avail(r, tail);
-    tsr_msg_hdr h;
-    size_t room;
-    int box_next;
-    if (!rx_idle(&rx[src]) || avail > ring_size())
-        return -1;
-    uint64_t before = ring_box_before(r, tail, avail, &box_next);
-    if (before == UINT64_MAX)
-        return -1;
-    if (box_next && !before)
-        return direct_box(r, src);
-    if (avail < STREAM_HDR)
-        return 0;
-    ring_read(r, tail, &h, STREAM_HDR);
-    char *buf = rx_space(&rx[src], &room);
-    size_t total = STREAM_BYTES(h.len);
-    if (total > room || total > ring_size() || !am_direct(src, &h))
-        return -1;
-    if (total > avail)
-        return 0;
-    ring_read(r, tail, buf, total);
-    consumed(r, src, tail + total);
-    am_dispatch(src, &h, buf + STREAM_HDR);
-    return 1;
-}
-
-/* A waiting thread's look at ring (src, this node), which holds data. */
-static int take_reply(int src)
-{
-    if (!spin_trylock(&reading[src]))
-        return 0; /* the comm thread reads it now */
-    int took = direct_reply(src);
-    spin_unlock(&reading[src]);
-    if (took < 0)
-        bell_ring(cfg.node); /* the comm thread's, which may sleep */
-    return took > 0;
-}
-
-static int any_ring_has_data(void)
-{
-    for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node && arrived_from(j))
-            return 1;
-    return 0;
-}
-
-static int shm_take_replies(void)
-{
-    int took = 0;
-    for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node && arrived_from(j))
-            took += take_reply(j);
-    return took;
-}
-
 /* On leaving, whatever arrived after the last look is the comm thread's:
  * the fence orders the count's fall before that look (the sender does the
  * converse, bell_deliver). */
@@ -372,8 +231,8 @@ static void shm_polled(int on)
     }
     atomic_fetch_sub(&bells[cfg.node].polled, 1);
     atomic_thread_fence(memory_order_seq_cst);
-    if (any_ring_has_data())
-        bell_ring(cfg.node);
+    if (shm_rings_arrived())
+        shm_bell(cfg.node);
 }
 
 /* For am_poll (backend.h), under the serve lock: the rings are read as the
@@ -382,28 +241,18 @@ static void shm_receive(void)
 {
     for (int j = 0; j < cfg.nodes; j++)
         if (j != cfg.node && shm_here(j))
-            receive(j);
+            shm_receive_from(j);
     shm_hosts_receive();
 }
 
-static int shm_arrived(void) { return any_ring_has_data() || shm_hosts_arrived(); }
-
-/* A finished peer wrote its MSG_BYE into the ring before it closed its
- * socket, but the two are separate channels: the ring is read to its end
- * (a waiting thread may be reading it too), so a clean exit is not taken
- * for a crash. */
-void shm_drain_ring(int src)
-{
-    while (receive(src) || arrived_from(src))
-        ;
-}
+static int shm_arrived(void) { return shm_rings_arrived() || shm_hosts_arrived(); }
 
 static int work_waiting(void)
 {
-    if (core_pending() || any_ring_has_data())
+    if (core_pending() || shm_rings_arrived())
         return 1;
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node && has_queued(&outq[j]) && ring_has_room(ring_of(cfg.node, j)))
+        if (j != cfg.node && has_queued(&outq[j]) && ring_has_room(shm_ring(cfg.node, j)))
             return 1;
     return 0;
 }
@@ -486,7 +335,7 @@ static int shm_progress(int timeout_ms)
             continue;
         if (has_queued(&outq[j]))
             busy |= flush(j);
-        busy |= receive(j);
+        busy |= shm_receive_from(j);
     }
     return busy;
 }
@@ -548,10 +397,8 @@ static void shm_start(void)
     ring_setup(ring_bytes(cfg.nodes));
     stride = sizeof(ring_hdr) + ring_size();
     outq = calloc((size_t)cfg.nodes, sizeof *outq);
-    rx = calloc((size_t)cfg.nodes, sizeof *rx);
-    reading = calloc((size_t)cfg.nodes, sizeof *reading);
     watch = calloc((size_t)(CORE_POLLFDS + cfg.nodes), sizeof *watch);
-    if (!outq || !rx || !reading || !watch)
+    if (!outq || !watch)
         log_die("cannot set up the shm transport: out of memory");
     for (int j = 0; j < cfg.nodes; j++)
         watch[CORE_POLLFDS + j] = (struct pollfd){boot.peer_fd[j], POLLIN, 0};
@@ -569,23 +416,20 @@ static void shm_start(void)
         if (fd < 0 || !shm_here(j))
             continue;
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-        rx_init(&rx[j], j);
     }
+    shm_read_start();
 }
 
 static void shm_stop(void)
 {
-    for (int j = 0; j < cfg.nodes; j++) {
+    for (int j = 0; j < cfg.nodes; j++)
         if (boot.peer_fd[j] >= 0)
             close(boot.peer_fd[j]);
-        rx_free(&rx[j]);
-    }
+    shm_read_stop();
     shm_hosts_stop();
     if (area)
         munmap(area, area_len);
     free(outq);
-    free(rx);
-    free(reading);
     free(watch);
 }
 

@@ -13,6 +13,7 @@
 
 #include "boot/boot.h"
 #include "transport/core.h"
+#include "transport/shm_read.h"
 #include "transport/tcp_link.h"
 #include "util/config.h"
 #include "util/log.h"

@@ -41,8 +41,4 @@ int shm_hosts_idle(void);
 int shm_hosts_arrived(void);
 void shm_hosts_receive(void);
 
-/* From shm.c, for a bell whose connection ends: reads ring (src, this
- * node) to its end, delivering what it holds. */
-void shm_drain_ring(int src);
-
 #endif
