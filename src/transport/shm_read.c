@@ -19,10 +19,11 @@
 #include "util/log.h"
 #include "util/spin.h"
 
+static ring_hdr **in;   /* per peer: its ring to this node (shm_ring, looked up once) */
 static rx_stream *rx;   /* per peer: the stream its ring's bytes are parsed from */
 static spin_t *reading; /* per peer: held by the one thread reading its ring */
 
-static int arrived_from(int src) { return ring_has_data(shm_ring(src, cfg.node)); }
+static int arrived_from(int src) { return ring_has_data(in[src]); }
 
 /* The reader has read ring (src, this node) up to tail; a writer that
  * waits for room is woken. */
@@ -54,7 +55,7 @@ static uint64_t unread(ring_hdr *r, int src, uint64_t tail, int *box_next)
  * that a waiting thread reads now is left for the next turn. */
 int shm_receive_from(int src)
 {
-    ring_hdr *r = shm_ring(src, cfg.node);
+    ring_hdr *r = in[src];
     if (!ring_has_data(r) || !spin_trylock(&reading[src]))
         return 0;
     uint64_t tail = ring_tail(r), box[RING_BOX_BYTES / 8];
@@ -106,7 +107,7 @@ static int direct_box(ring_hdr *r, int src)
  * answers this way is still heard: its heartbeats go to the comm thread. */
 static int direct_reply(int src)
 {
-    ring_hdr *r = shm_ring(src, cfg.node);
+    ring_hdr *r = in[src];
     uint64_t tail = ring_tail(r), avail = ring_avail(r, tail);
     tsr_msg_hdr h;
     size_t room;
@@ -174,19 +175,23 @@ void shm_drain_ring(int src)
 
 void shm_read_start(void)
 {
+    in = calloc((size_t)cfg.nodes, sizeof *in);
     rx = calloc((size_t)cfg.nodes, sizeof *rx);
     reading = calloc((size_t)cfg.nodes, sizeof *reading);
-    if (!rx || !reading)
+    if (!in || !rx || !reading)
         log_die("cannot set up the shm transport: out of memory");
-    for (int j = 0; j < cfg.nodes; j++)
-        if (cfg.nodes > 1 && boot.peer_fd[j] >= 0 && shm_here(j))
+    for (int j = 0; j < cfg.nodes; j++) {
+        in[j] = shm_ring(j, cfg.node);
+        if (boot.peer_fd[j] >= 0 && shm_here(j))
             rx_init(&rx[j], j);
+    }
 }
 
 void shm_read_stop(void)
 {
     for (int j = 0; rx && j < cfg.nodes; j++)
         rx_free(&rx[j]);
+    free(in);
     free(rx);
     free(reading);
 }
