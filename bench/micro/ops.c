@@ -27,7 +27,7 @@ void bench_am_echo(void)
         if (tsr_node() == 0)
             report(name, fastest_burst(echo_burst, &round_trip_sizes[s]), BURST);
         tsr_barrier();
-        report_wakeups(name, since, ROUND_TRIPS);
+        report_wakeups(name, since, ROUND_TRIPS_RUN);
     }
 }
 
