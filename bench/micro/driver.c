@@ -18,8 +18,8 @@
  *   Tessera active-message round trip (to the peer's comm thread and back;
  *   under shm the waiting thread takes the reply off the ring itself)
  *   (round trips, raw or not: the fastest of 10 bursts of 200, since the
- *   machine is shared and a burst that other work interrupted measures it,
- *   after 40 untimed bursts, which outlast the scheduler's settling)
+ *   machine is shared and a burst that other work interrupted measures it;
+ *   the AM round trip after 40 untimed bursts, measure.c's warm_up)
  *   remote page fetch (fault + request + 4 KiB reply + mprotect), one page
  *   at a time and sequentially (readahead batches the fetches), and after a
  *   range check of the pages (runs of TSR_FETCH_AHEAD, no faults)

@@ -21,15 +21,8 @@
  * work interrupted measures that work, not the round trip. */
 #define BURSTS 10
 #define BURST (ROUND_TRIPS / BURSTS)
-/* Untimed bursts first: after a change of phase the scheduler may leave two
- * spinning threads on one core for tens of milliseconds (until it sees the
- * other core idle and moves one), which makes every burst of the next row
- * as slow as a sched_yield. Counted in bursts, not in time, so that both
- * ends of a raw ping-pong run as many; a slow start only makes the warm-up
- * longer, which is what it needs. */
+/* Bursts of warm_up: see measure.c. */
 #define WARMUP_BURSTS 40
-/* Round trips fastest_burst runs, the warm-up's included. */
-#define ROUND_TRIPS_RUN ((WARMUP_BURSTS + BURSTS) * BURST)
 
 /* The two message sizes of every round trip: a small message and a page. */
 extern const size_t round_trip_sizes[2];
@@ -38,6 +31,8 @@ extern const size_t round_trip_sizes[2];
 typedef void (*burst_fn)(const void *arg, long first, long rounds);
 
 double fastest_burst(burst_fn burst, const void *arg);
+/* WARMUP_BURSTS untimed bursts, numbered from 1; the timed ones follow. */
+void warm_up(burst_fn burst, const void *arg);
 void report(const char *name, double seconds, long count);
 
 /* Sleeping comm threads woken (comm_wakeups) on this node, and the
