@@ -31,7 +31,8 @@ extern const size_t round_trip_sizes[2];
 typedef void (*burst_fn)(const void *arg, long first, long rounds);
 
 double fastest_burst(burst_fn burst, const void *arg);
-/* WARMUP_BURSTS untimed bursts, numbered from 1; the timed ones follow. */
+/* WARMUP_BURSTS untimed bursts, run before fastest_burst times a row that
+ * node 0 runs alone (measure.c says why). */
 void warm_up(burst_fn burst, const void *arg);
 void report(const char *name, double seconds, long count);
 
