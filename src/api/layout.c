@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <link.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -28,6 +29,8 @@ _Static_assert(LAYOUT_MAX * sizeof(image_print) <= MSG_LAYOUT_MAX,
 
 static image_print mine[LAYOUT_MAX];
 static uint32_t nmine;
+/* Node 0's: which nodes' layouts came. Each node sends one, at tsr_init. */
+static unsigned char *laid_out;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
@@ -116,6 +119,11 @@ static const char *difference(int src, const image_print *theirs, uint32_t n, ch
 static void on_layout(int src, const tsr_msg_hdr *h, void *payload)
 {
     char why[200];
+    if (laid_out[src]) {
+        am_reject(src, h, "a second address layout");
+        return;
+    }
+    laid_out[src] = 1;
     if (h->len % sizeof(image_print) || h->len / sizeof(image_print) > LAYOUT_MAX) {
         snprintf(why, sizeof why, "node %d sent a malformed address layout (%u bytes)", src,
                  h->len);
@@ -135,8 +143,11 @@ static void on_layout(int src, const tsr_msg_hdr *h, void *payload)
 void layout_init(void)
 {
     dl_iterate_phdr(take_image, NULL);
-    if (cfg.node == 0)
-        am_register(MSG_LAYOUT, on_layout);
+    if (cfg.node != 0)
+        return;
+    if (!(laid_out = calloc((size_t)cfg.nodes, 1)))
+        log_die("out of memory (address layouts)");
+    am_register(MSG_LAYOUT, on_layout);
 }
 
 void layout_send(void)
