@@ -32,11 +32,14 @@ unsigned Tmk_nprocs;
 
 static void on_distribute(int src, const tsr_msg_hdr *h, void *payload)
 {
+    /* Every node has node 0's address layout (layout.c), so an honest
+     * sender names a global this node has too. */
     void *dst = image_address((uint32_t)h->arg[0], h->arg[2], h->len);
-    if (!dst)
-        log_die_status(1, "Tmk_distribute from node %d: this process has no writable global at "
-                       "offset 0x%llx of loaded image %u (every node must run the same binary)",
-                       src, (unsigned long long)h->arg[2], (unsigned)h->arg[0]);
+    if (!dst) {
+        am_reject(src, h, "no writable global at offset 0x%llx of loaded image %u",
+                  (unsigned long long)h->arg[2], (unsigned)h->arg[0]);
+        return;
+    }
     memcpy(dst, payload, h->len);
     am_send(src, MSG_DISTRIBUTE_ACK, 0, h->arg[1], 0, NULL, 0);
 }

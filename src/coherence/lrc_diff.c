@@ -377,9 +377,10 @@ void lrc_validate_all(void)
 static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0], lo = (uint32_t)(h->arg[2] >> 32), hi = (uint32_t)h->arg[2];
-    if (p >= region.npages || coh_protocol_of(p) != &lrc_protocol || !lo || lo > hi)
-        log_die_status(1, "protocol error: node %d asks for LRC diffs of page %llu", src,
-                       (unsigned long long)h->arg[0]);
+    if (coh_protocol_of(p) != &lrc_protocol || !lo || lo > hi) {
+        am_reject(src, h, "diffs of a page not the lazy protocol's, or of no intervals");
+        return;
+    }
     if (lrc_mc_answered(src, h, p, lo, hi))
         return;
     pbuf out = {0};

@@ -210,7 +210,10 @@ static void on_go(int src, const tsr_msg_hdr *h, void *payload)
 {
     if (not_from_root(src, h))
         return;
-    if (atomic_load(&joining) != h->arg[0] || h->arg[1] >= (uint64_t)cfg.nodes) {
+    /* Checked whole here, as a barrier's departure is: join() applies it
+     * on the application thread, where it can no longer be refused. */
+    if (atomic_load(&joining) != h->arg[0] || h->arg[1] >= (uint64_t)cfg.nodes ||
+        lrc_payload_check(PL_DEPARTURE, -1, payload, h->len)) {
         am_reject(src, h, "not a merge of the LRC collection round joined here");
         return;
     }
@@ -239,7 +242,8 @@ static void join(uint32_t r)
     /* Only round r is over: the next may be announced already. */
     atomic_compare_exchange_strong(&announced, &r, 0);
     if (lrc_barrier_apply(outcome.go, outcome.len))
-        log_die_status(1, "protocol error: malformed LRC collection round from node %d", ROOT);
+        log_die_status(1, "LRC: the protocol refused a collection round's merge checked on "
+                       "arrival");
     free(outcome.go);
     lrc_collect(outcome.proxies > 0);
     COUNTER_ADD(lrc_gc_rounds, 1);
