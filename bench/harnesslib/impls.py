@@ -42,11 +42,13 @@ MPI_IMPLS = ("mpi-shm", "mpi-tcp")
 #   tessera-uffd   the default with access detection by userfaultfd, and so
 #                  exact home write detection, against SIGSEGV (TSR_DETECT)
 #   tessera-shm    the default over the shared-memory transport, against TCP
-#                  (TSR_TRANSPORT): the backend column, and what tsrun
-#                  gives a one-host job by default (auto); the other
-#                  variants name tcp so that they compare with earlier runs
+#                  (TSR_TRANSPORT): the backend column, and the transport
+#                  tsrun gives a one-host job by default (auto); the other
+#                  variants name tcp so that they compare with earlier runs,
+#                  and all but the next ask for pages (TSR_FETCH=message)
 #   tessera-direct tessera-shm with pages copied straight from their home's
-#                  memory (TSR_FETCH=direct) instead of asked for
+#                  memory (TSR_FETCH=direct) instead of asked for: what
+#                  tsrun gives a one-host job by default
 #   tessera-udp    the default over UDP with Tessera's own reliability
 TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv", "tcp", "hlrc", "message"),
                  "tessera-v": ("all", [], "segv", "tcp", "hlrc", "message"),

@@ -293,7 +293,7 @@ class Report:
                          fmt_n(self.counter(a, n, "page_fetches", "tessera-shm")),
                          fmt_n(self.counter(a, n, "messages", "tessera-shm")),
                          fmt_n(self.counter(a, n, "messages", "tessera-direct"))])
-        return ("**Page fetches over shm: asked of the home (TSR_FETCH=message, the default) "
+        return ("**Page fetches over shm: asked of the home (TSR_FETCH=message) "
                 "against copied from its memory (TSR_FETCH=direct), beside MPI over shared "
                 "memory.** ratios = Tessera time / MPI-shm time.\n\n"
                 + table(["application", "nodes", "message s", "direct s", "MPI-shm s",

@@ -47,8 +47,8 @@ typedef struct tsr_config {
     detect_t detect;          /* TSR_DETECT: segv | uffd | auto */
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */
     uint32_t fetch_ahead;     /* TSR_FETCH_AHEAD: most pages one fetch brings */
-    int fetch_direct;         /* TSR_FETCH=message (default) | direct: copy from a home
-                               * on this host (memory/peers.c) */
+    int fetch_direct;         /* TSR_FETCH=message | direct (default): copy from a
+                               * home on this host (memory/peers.c) */
     unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */
     unsigned stall_abort_s;   /* TSR_STALL_ABORT: stop the job after it (0: never) */
     size_t malloc_memory;     /* TSR_MALLOC_MEMORY: top of the region kept for tsr_malloc */
