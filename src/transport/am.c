@@ -325,7 +325,14 @@ static int reply_matches(int src, const tsr_msg_hdr *h)
     return 0;
 }
 
-void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
+/* Runs the handler of a message whose header was checked. */
+static void run(int src, const tsr_msg_hdr *h, void *payload)
+{
+    if (reply_matches(src, h))
+        handlers[h->type](src, h, payload);
+}
+
+void am_dispatch_checked(int src, const tsr_msg_hdr *h, void *payload)
 {
     if (src != cfg.node && counted(h->type)) {
         STAT_ADD(messages_received, 1);
@@ -333,14 +340,19 @@ void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
         holdup_note(h->stamp);
         core_count_dispatch();
     }
-    am_deliver(src, h, payload);
+    run(src, h, payload);
+}
+
+void am_dispatch(int src, const tsr_msg_hdr *h, void *payload)
+{
+    if (!am_check(src, h))
+        am_dispatch_checked(src, h, payload);
 }
 
 void am_deliver(int src, const tsr_msg_hdr *h, void *payload)
 {
-    if (am_check(src, h) || !reply_matches(src, h))
-        return;
-    handlers[h->type](src, h, payload);
+    if (!am_check(src, h))
+        run(src, h, payload);
 }
 
 void am_abort(const char *cause)

@@ -80,7 +80,7 @@ int shm_receive_from(int src)
         ring_box_free(r);
         core_heard(src);
         if (!am_check(src, h))
-            am_dispatch(src, h, h + 1);
+            am_dispatch_checked(src, h, h + 1);
     }
     spin_unlock(&reading[src]);
     return any;
@@ -95,7 +95,7 @@ static int direct_box(ring_hdr *r, int src)
     if (!ring_box_copy(r, box) || !am_direct(src, h))
         return -1;
     ring_box_free(r);
-    am_dispatch(src, h, h + 1);
+    am_dispatch_checked(src, h, h + 1);
     return 1;
 }
 
@@ -130,7 +130,7 @@ static int direct_reply(int src)
         return 0;
     ring_read(r, tail, buf, total);
     consumed(r, src, tail + total);
-    am_dispatch(src, &h, buf + STREAM_HDR);
+    am_dispatch_checked(src, &h, buf + STREAM_HDR);
     return 1;
 }
 

@@ -50,7 +50,7 @@ static void parse(rx_stream *s)
             continue;
         }
         if (s->len - off >= total) {
-            am_dispatch(s->src, &h, s->buf + off + STREAM_HDR);
+            am_dispatch_checked(s->src, &h, s->buf + off + STREAM_HDR);
             off += total;
             continue;
         }
@@ -88,7 +88,7 @@ void rx_commit(rx_stream *s, size_t n)
     if (s->big_have == s->big_need) {
         char *buf = s->big;
         s->big = NULL;
-        am_dispatch(s->src, &s->big_hdr, buf);
+        am_dispatch_checked(s->src, &s->big_hdr, buf); /* checked by parse */
         free(buf);
     }
 }

@@ -123,6 +123,10 @@ void am_init(void);
  * one the transport owns. */
 am_msg *am_detach(am_msg *m);
 void am_dispatch(int src, const tsr_msg_hdr *h, void *payload);
+/* am_dispatch of a message whose header the backend has checked already
+ * (am_check, or am_direct on a waiting thread), as it must before it
+ * makes room for the payload: the check is not made twice. */
+void am_dispatch_checked(int src, const tsr_msg_hdr *h, void *payload);
 /* The same for a message carried inside another (a multicast tree's): its
  * rule is checked and its handler run, and it is not counted as received
  * (its carrier was). */
