@@ -160,10 +160,12 @@ typedef struct lrc_note {
 typedef struct lrc_fetch {
     waiter w;
     _Atomic(lrc_diff *) got;
+    uint32_t page; /* the page whose diffs are asked for */
 } lrc_fetch;
 
 /* Reads the h->arg[2] diffs of a MSG_LRC_DIFF_REP or _PUSH from src onto
- * *list: 0, or -1 if malformed (what was read stays on the list). */
+ * *list: 0, or -1 if malformed, a diff's runs included (what was read
+ * stays on the list). */
 int lrc_diffs_decode(int src, const tsr_msg_hdr *h, const void *payload, lrc_diff **list);
 void lrc_diffs_free(lrc_diff *list);
 

@@ -207,6 +207,7 @@ static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, lrc_fetch *ctx)
         hi[q] = v[i]->index > hi[q] ? v[i]->index : hi[q];
     }
     atomic_store(&ctx->got, NULL);
+    ctx->page = p;
     for (int q = 0; q < cfg.nodes; q++)
         if (lo[q] && lrc_mc_take(p, (uint32_t)q, v, n, ctx)) {
             lo[q] = 0;
@@ -242,7 +243,8 @@ static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, lrc_fetch *ctx)
             log_die_status(1, "LRC: node %u sent no diff of page %u for its interval %u",
                            v[i]->writer, p, v[i]->index);
         if (!d->applied && diff_apply((uint8_t *)page_rt(p), d->bytes, d->len))
-            log_die_status(1, "LRC: malformed diff of page %u from node %u", p, d->writer);
+            log_die_status(1, "LRC: a diff of page %u from node %u, checked on arrival, did "
+                           "not apply", p, d->writer);
         d->applied = 1;
         has[d->writer] = d->last > has[d->writer] ? d->last : has[d->writer];
         lrc_free(v[i]);
@@ -412,7 +414,8 @@ int lrc_diffs_decode(int src, const tsr_msg_hdr *h, const void *payload, lrc_dif
         uint32_t hdr[3];
         if ((size_t)(end - at) < sizeof hdr ||
             (memcpy(hdr, at, sizeof hdr), hdr[2] > DIFF_MAX || hdr[0] > hdr[1]) ||
-            (size_t)(end - at) - sizeof hdr < ((size_t)hdr[2] + 3) / 4 * 4)
+            (size_t)(end - at) - sizeof hdr < ((size_t)hdr[2] + 3) / 4 * 4 ||
+            diff_apply(NULL, (const uint8_t *)at + sizeof hdr, hdr[2]))
             return -1;
         lrc_diff *d = lrc_alloc(sizeof *d + hdr[2]);
         *d = (lrc_diff){*list, (uint32_t)src, hdr[0], hdr[1], hdr[2], 0};
@@ -432,17 +435,28 @@ void lrc_diffs_free(lrc_diff *list)
     }
 }
 
-/* The diffs asked for; none: they come by multicast (lrc_mcast.c). */
+/* The diffs asked for; none: they come by multicast (lrc_mcast.c). A reply
+ * about another page, or with a malformed diff, is rejected and its
+ * request stays open for the true reply, as a page reply's does. */
 static void on_diff_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     lrc_fetch *ctx = req_ctx(h->arg[1]);
-    req_close(h->arg[1]);
-    if (!h->arg[2] && lrc_mc_await(src, (uint32_t)h->arg[0], ctx))
+    lrc_diff *list = NULL;
+    if ((uint32_t)h->arg[0] != ctx->page || lrc_diffs_decode(src, h, payload, &list)) {
+        lrc_diffs_free(list);
+        am_reject(src, h, "not the diffs of the page asked for, or malformed");
         return;
-    lrc_diff *got = atomic_load(&ctx->got);
-    if (lrc_diffs_decode(src, h, payload, &got))
-        log_die_status(1, "protocol error: malformed LRC diffs from node %d", src);
-    atomic_store(&ctx->got, got);
+    }
+    req_close(h->arg[1]);
+    if (!h->arg[2] && lrc_mc_await(src, ctx->page, ctx))
+        return;
+    if (list) {
+        lrc_diff *last = list;
+        while (last->next)
+            last = last->next;
+        last->next = atomic_load(&ctx->got);
+        atomic_store(&ctx->got, list);
+    }
     waiter_done(&ctx->w);
 }
 

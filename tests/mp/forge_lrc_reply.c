@@ -1,0 +1,68 @@
+/* Replies of the lazy protocol (TSR_PROTO_LRC) that the node asked gets
+ * wrong: node 1 writes a word of a page, and node 0 reads it after a
+ * barrier, so node 0 asks node 1 for its diffs. Node 1 answers with its
+ * own handler: first diffs of another page, then a diff whose run ends
+ * past the page (each of which node 0 once took: the first as this page's
+ * diffs, the second to stop the job when it applied it), then the true
+ * diff. Node 0 must reject the first two, keep its request open for the
+ * third, and read the word node 1 wrote. */
+/* tsr-test: lrc -n 2 */
+#include <stdio.h>
+#include <string.h>
+
+#include "counter.h"
+#include "memory/region.h"
+#include "tessera.h"
+#include "transport/transport.h"
+
+#define VALUE 0x1122334455667788L
+
+/* One diff on the wire (lrc_diffs_decode): the intervals it covers, its
+ * length, then its runs (coherence/diff.h): u16 offset, u16 length, the
+ * bytes. */
+struct wire_diff {
+    uint32_t first, last, len;
+    uint16_t offset, run;
+    long bytes;
+};
+
+static void reply(int to, uint32_t page, uint64_t id, uint64_t lo_hi, uint16_t offset)
+{
+    struct wire_diff d = {(uint32_t)(lo_hi >> 32), (uint32_t)lo_hi, 12, offset, 8, VALUE};
+    am_send(to, MSG_LRC_DIFF_REP, page, id, 1, &d, sizeof d);
+}
+
+/* Node 1's answer to a request for its diffs of `page`. */
+static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
+{
+    uint32_t page = (uint32_t)h->arg[0];
+    reply(src, page + 1, h->arg[1], h->arg[2], 0);    /* diffs of another page */
+    reply(src, page, h->arg[1], h->arg[2], 4092);     /* a run past the page */
+    reply(src, page, h->arg[1], h->arg[2], 0);        /* the true diff */
+}
+
+int main(int argc, char **argv)
+{
+    tsr_init(&argc, &argv);
+    int me = tsr_node(), bad = 0;
+    tsr_attr lazy = TSR_ATTR_DEFAULT;
+    lazy.proto = TSR_PROTO_LRC;
+    volatile long *word = tsr_alloc_attr(2 * PAGE_SIZE, &lazy);
+    if (me == 1)
+        am_register(MSG_LRC_DIFF_REQ, on_diff_req);
+    uint64_t rejected0 = counter("messages_rejected");
+    tsr_barrier();
+    if (me == 1)
+        *word = VALUE;
+    tsr_barrier();
+    if (me == 0) {
+        long got = *word;
+        uint64_t r = counter("messages_rejected") - rejected0;
+        bad = got != VALUE || r != 2;
+        printf("node 0: read %#lx (want %#lx), %llu replies rejected (want 2) %s\n", got, VALUE,
+               (unsigned long long)r, bad ? "FAIL" : "PASS");
+    }
+    tsr_barrier();
+    tsr_finalize();
+    return bad != 0;
+}
