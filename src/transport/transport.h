@@ -127,9 +127,9 @@ void am_dispatch(int src, const tsr_msg_hdr *h, void *payload);
  * (am_check, or am_direct on a waiting thread), as it must before it
  * makes room for the payload: the check is not made twice. */
 void am_dispatch_checked(int src, const tsr_msg_hdr *h, void *payload);
-/* The same for a message carried inside another (a multicast tree's): its
- * rule is checked and its handler run, and it is not counted as received
- * (its carrier was). */
+/* am_dispatch for a message carried inside another (a multicast tree's):
+ * its rule is checked and its handler run, and it is not counted as
+ * received (its carrier was). */
 void am_deliver(int src, const tsr_msg_hdr *h, void *payload);
 
 /* 0 if header h, received from node src, keeps its type's rule (msg.h):
