@@ -156,12 +156,19 @@ typedef struct lrc_note {
     uint64_t order;
 } lrc_note;
 
-/* A fault's requests: the replies' diffs gather on `got`. */
+/* A fault's requests: the replies' diffs gather on `got`. The notices
+ * say what each writer's reply must hold (lrc_fetch_covers). */
 typedef struct lrc_fetch {
     waiter w;
     _Atomic(lrc_diff *) got;
     uint32_t page; /* the page whose diffs are asked for */
+    uint32_t nnotes;
+    lrc_note *const *notes; /* the fault's, for its wait */
 } lrc_fetch;
+
+/* Whether `list` holds, for each of f's notices of `writer`, a diff of
+ * that writer's covering the notice's interval. Async-signal-safe. */
+int lrc_fetch_covers(const lrc_fetch *f, uint32_t writer, const lrc_diff *list);
 
 /* Reads the h->arg[2] diffs of a MSG_LRC_DIFF_REP or _PUSH from src onto
  * *list: 0, or -1 if malformed, a diff's runs included (what was read
@@ -217,11 +224,12 @@ int lrc_mc_answered(int src, const tsr_msg_hdr *h, uint32_t p, uint32_t lo, uint
 void lrc_mc_push(int requester, const tsr_msg_hdr *h, uint32_t lo, uint32_t hi, uint32_t count,
                  const void *payload, size_t len);
 /* The fault: if the kept diffs of `writer` for page p hold every one of
- * its notices in v[0..n), moves them onto f->got and returns 1 (no
- * request needed). Async-signal-safe. */
-int lrc_mc_take(uint32_t p, uint32_t writer, lrc_note *const *v, uint32_t n, lrc_fetch *f);
+ * its notices in f, moves them onto f->got and returns 1 (no request
+ * needed). Async-signal-safe. */
+int lrc_mc_take(uint32_t p, uint32_t writer, lrc_fetch *f);
 /* Requester (comm thread): an empty reply from writer src for page p:
- * completes f once that writer's multicast is here; 1 if in a section. */
+ * completes f once that writer's multicast, holding what f's notices
+ * name, is here; 1 if in a section. */
 int lrc_mc_await(int src, uint32_t p, lrc_fetch *f);
 
 #endif

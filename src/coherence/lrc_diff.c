@@ -208,8 +208,10 @@ static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, lrc_fetch *ctx)
     }
     atomic_store(&ctx->got, NULL);
     ctx->page = p;
+    ctx->notes = v;
+    ctx->nnotes = n;
     for (int q = 0; q < cfg.nodes; q++)
-        if (lo[q] && lrc_mc_take(p, (uint32_t)q, v, n, ctx)) {
+        if (lo[q] && lrc_mc_take(p, (uint32_t)q, ctx)) {
             lo[q] = 0;
             writers--;
         }
@@ -228,20 +230,36 @@ static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, lrc_fetch *ctx)
     lrc_free(lo);
 }
 
+/* The first diff on `list` that holds the writes of notice x. */
+static lrc_diff *diff_for(lrc_diff *list, const lrc_note *x)
+{
+    while (list && (list->writer != x->writer || list->first > x->index || list->last < x->index))
+        list = list->next;
+    return list;
+}
+
+int lrc_fetch_covers(const lrc_fetch *f, uint32_t writer, const lrc_diff *list)
+{
+    for (uint32_t i = 0; i < f->nnotes; i++)
+        if (f->notes[i]->writer == writer && !diff_for((lrc_diff *)list, f->notes[i]))
+            return 0;
+    return 1;
+}
+
 /* Applies the diffs received, each once, at its first notice in
  * happens-before order, notes the intervals this copy now holds, and frees
- * diffs and notices. */
+ * diffs and notices. Every reply was checked on arrival to hold what the
+ * notices name (lrc_fetch_covers). */
 static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, lrc_fetch *ctx)
 {
     lrc_diff *got = atomic_load(&ctx->got);
     uint32_t *has = held_of(p);
     for (uint32_t i = 0; i < n; i++) {
-        lrc_diff *d = got;
-        while (d && (d->writer != v[i]->writer || d->first > v[i]->index || d->last < v[i]->index))
-            d = d->next;
+        lrc_diff *d = diff_for(got, v[i]);
         if (!d)
-            log_die_status(1, "LRC: node %u sent no diff of page %u for its interval %u",
-                           v[i]->writer, p, v[i]->index);
+            log_die_status(1, "LRC: no diff of page %u from node %u for its interval %u, "
+                           "though every reply was checked on arrival", p, v[i]->writer,
+                           v[i]->index);
         if (!d->applied && diff_apply((uint8_t *)page_rt(p), d->bytes, d->len))
             log_die_status(1, "LRC: a diff of page %u from node %u, checked on arrival, did "
                            "not apply", p, d->writer);
@@ -435,20 +453,23 @@ void lrc_diffs_free(lrc_diff *list)
     }
 }
 
-/* The diffs asked for; none: they come by multicast (lrc_mcast.c). A reply
- * about another page, or with a malformed diff, is rejected and its
- * request stays open for the true reply, as a page reply's does. */
+/* The diffs asked for; none in a replicated section: they come by
+ * multicast (lrc_mcast.c). A reply about another page, with a malformed
+ * diff, or lacking an interval the fault's notices name, is rejected and
+ * its request stays open for the true reply, as a page reply's does. */
 static void on_diff_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     lrc_fetch *ctx = req_ctx(h->arg[1]);
     lrc_diff *list = NULL;
-    if ((uint32_t)h->arg[0] != ctx->page || lrc_diffs_decode(src, h, payload, &list)) {
+    int on_its_way = !h->arg[2] && lrc_mc_section();
+    if ((uint32_t)h->arg[0] != ctx->page || lrc_diffs_decode(src, h, payload, &list) ||
+        (!on_its_way && !lrc_fetch_covers(ctx, (uint32_t)src, list))) {
         lrc_diffs_free(list);
-        am_reject(src, h, "not the diffs of the page asked for, or malformed");
+        am_reject(src, h, "not the diffs of the page and intervals asked for, or malformed");
         return;
     }
     req_close(h->arg[1]);
-    if (!h->arg[2] && lrc_mc_await(src, ctx->page, ctx))
+    if (on_its_way && lrc_mc_await(src, ctx->page, ctx))
         return;
     if (list) {
         lrc_diff *last = list;

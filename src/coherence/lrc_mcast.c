@@ -133,10 +133,9 @@ void lrc_mc_push(int requester, const tsr_msg_hdr *h, uint32_t lo, uint32_t hi, 
 }
 
 /* Unlinks writer's kept diffs of page p onto f->got (under kept_busy). */
-static int move_kept(uint32_t p, uint32_t writer, lrc_fetch *f)
+static void move_kept(uint32_t p, uint32_t writer, lrc_fetch *f)
 {
     lrc_diff **at = &kept[p], *got = atomic_load(&f->got);
-    int moved = 0;
     while (*at) {
         lrc_diff *d = *at;
         if (d->writer != writer) {
@@ -146,29 +145,16 @@ static int move_kept(uint32_t p, uint32_t writer, lrc_fetch *f)
         *at = d->next;
         d->next = got;
         got = d;
-        moved = 1;
     }
     atomic_store(&f->got, got);
-    return moved;
 }
 
-/* Whether writer's kept diffs of p hold interval `index` (under kept_busy). */
-static int holds(uint32_t p, uint32_t writer, uint32_t index)
-{
-    for (const lrc_diff *d = kept[p]; d; d = d->next)
-        if (d->writer == writer && d->first <= index && index <= d->last)
-            return 1;
-    return 0;
-}
-
-int lrc_mc_take(uint32_t p, uint32_t writer, lrc_note *const *v, uint32_t n, lrc_fetch *f)
+int lrc_mc_take(uint32_t p, uint32_t writer, lrc_fetch *f)
 {
     if (!atomic_load(&section))
         return 0;
     spin_lock(&kept_busy);
-    int all = kept[p] != NULL;
-    for (uint32_t i = 0; all && i < n; i++)
-        all = v[i]->writer != writer || holds(p, writer, v[i]->index);
+    int all = kept[p] && lrc_fetch_covers(f, writer, kept[p]);
     if (all)
         move_kept(p, writer, f);
     spin_unlock(&kept_busy);
@@ -177,12 +163,15 @@ int lrc_mc_take(uint32_t p, uint32_t writer, lrc_note *const *v, uint32_t n, lrc
     return all;
 }
 
+/* Kept diffs that do not hold what f asks (a forged multicast came first)
+ * are taken all the same, and f waits on for the writer's true one. */
 int lrc_mc_await(int src, uint32_t p, lrc_fetch *f)
 {
     if (!atomic_load(&section))
         return 0;
     spin_lock(&kept_busy);
-    int here = move_kept(p, (uint32_t)src, f);
+    int here = kept[p] && lrc_fetch_covers(f, (uint32_t)src, kept[p]);
+    move_kept(p, (uint32_t)src, f);
     spin_unlock(&kept_busy);
     if (here)
         waiter_done(&f->w);
@@ -192,7 +181,8 @@ int lrc_mc_await(int src, uint32_t p, lrc_fetch *f)
 }
 
 /* Diffs a writer multicast: handed to the fault that waits for them, or
- * kept for the fault to come. */
+ * kept for the fault to come. Diffs that do not hold what the waiting
+ * fault's notices name are rejected; it waits on. */
 static void on_push(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0];
@@ -208,6 +198,11 @@ static void on_push(int src, const tsr_msg_hdr *h, void *payload)
         return;
     }
     struct awaiting *a = &awaiting[src];
+    if (a->f && a->page == p && !lrc_fetch_covers(a->f, (uint32_t)src, list)) {
+        lrc_diffs_free(list);
+        am_reject(src, h, "multicast diffs that lack an interval the waiting fault asked for");
+        return;
+    }
     if (a->f && a->page == p) {
         lrc_diff *got = atomic_load(&a->f->got);
         for (lrc_diff *d = list, *next; d; d = next) {
