@@ -150,19 +150,27 @@ void peers_map(void)
     peers = calloc((size_t)cfg.nodes, sizeof *peers);
     if (!peers)
         log_die("cannot set up TSR_FETCH=direct: out of memory");
-    int none = 1;
+    int none = 1, failed = 0, first = -1;
+    const char *why = NULL;
     for (int j = 0; j < cfg.nodes; j++) {
         int pid, fds[2], r = j == cfg.node ? -1 : transport_peer_memory(j, &pid, fds);
         if (r < 0)
             continue;
         if (r > 0 || map_peer(j, pid, fds)) {
-            log_warn("TSR_FETCH=direct: cannot map node %d's memory (%s): its pages come by "
-                     "messages", j, r > 0 ? "it did not publish it" : strerror(errno));
+            if (!failed++) {
+                first = j;
+                why = r > 0 ? "it did not publish it" : strerror(errno);
+            }
             peers[j] = (peer){0};
             continue;
         }
         none = 0;
     }
+    /* One line per node, not per peer: the cause (a hardened /proc, say)
+     * is usually the same for all of them. */
+    if (failed)
+        log_warn("TSR_FETCH=direct: cannot map the memory of %d node%s on this host (node %d's: "
+                 "%s): their pages come by messages", failed, failed > 1 ? "s" : "", first, why);
     if (none && cfg.nodes > 1)
         log_debug("TSR_FETCH=direct: no other node's memory is mapped here (transport %s)",
                   transport_name());
