@@ -43,13 +43,13 @@ static int add_host(host_list *hl, const char *name, int slots, char *why, size_
         return -1;
     }
     host *grown = realloc(hl->host, (size_t)(hl->count + 1) * sizeof *grown);
-    char *copy = strdup(name);
-    if (!grown || !copy) {
-        free(copy);
+    if (grown) /* the old block is gone now, whatever follows */
+        hl->host = grown;
+    char *copy = grown ? strdup(name) : NULL;
+    if (!copy) {
         snprintf(why, len, "out of memory for the host list");
         return -1;
     }
-    hl->host = grown;
     hl->host[hl->count++] = (host){copy, slots};
     hl->slots += slots;
     return 0;
@@ -59,6 +59,8 @@ int hosts_parse_list(host_list *hl, const char *spec, char *why, size_t len)
 {
     char *copy = strdup(spec), *save = NULL, *item;
     int rc = copy ? 0 : -1;
+    if (!copy)
+        snprintf(why, len, "out of memory for the host list");
     for (item = copy ? strtok_r(copy, ",", &save) : NULL; item && !rc;
          item = strtok_r(NULL, ",", &save)) {
         char *colon = strchr(item, ':');
