@@ -10,23 +10,12 @@
 /* tsr-test: lrc -n 3 */
 #include <stdio.h>
 
-#include "counter.h"
-#include "memory/region.h"
-#include "tessera.h"
-#include "transport/transport.h"
-
-#define VALUE 0x1122334455667788L
-
-/* One diff on the wire (lrc_diffs_decode), as in forge_lrc_reply.c. */
-struct wire_diff {
-    uint32_t first, last, len;
-    uint16_t offset, run;
-    long bytes;
-};
+#include "lrc_forge.h"
+#include "transport/transport.h" /* links the runtime's insides (Makefile) */
 
 static void push(int to, uint32_t page, uint64_t section, uint32_t interval)
 {
-    struct wire_diff d = {interval, interval, 12, 0, 8, VALUE};
+    struct wire_diff d = wire_diff_of(interval, interval, 0);
     am_send(to, MSG_LRC_DIFF_PUSH, page, section, 1, &d, sizeof d);
 }
 
@@ -44,16 +33,8 @@ int main(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
     int me = tsr_node(), bad = 0;
-    tsr_attr lazy = TSR_ATTR_DEFAULT;
-    lazy.proto = TSR_PROTO_LRC;
-    volatile long *word = tsr_alloc_attr(2 * PAGE_SIZE, &lazy);
-    if (me == 1)
-        am_register(MSG_LRC_DIFF_REQ, on_diff_req);
-    uint64_t rejected0 = counter("messages_rejected");
-    tsr_barrier();
-    if (me == 1)
-        *word = VALUE;
-    tsr_barrier();
+    uint64_t rejected0;
+    volatile long *word = lrc_word_written(on_diff_req, &rejected0);
     tsr_replicate_begin();
     long got = me == 0 ? *word : VALUE;
     tsr_replicate_end();

@@ -9,27 +9,13 @@
  * read the word node 1 wrote. */
 /* tsr-test: lrc -n 2 */
 #include <stdio.h>
-#include <string.h>
 
-#include "counter.h"
-#include "memory/region.h"
-#include "tessera.h"
-#include "transport/transport.h"
-
-#define VALUE 0x1122334455667788L
-
-/* One diff on the wire (lrc_diffs_decode): the intervals it covers, its
- * length, then its runs (coherence/diff.h): u16 offset, u16 length, the
- * bytes. */
-struct wire_diff {
-    uint32_t first, last, len;
-    uint16_t offset, run;
-    long bytes;
-};
+#include "lrc_forge.h"
+#include "transport/transport.h" /* links the runtime's insides (Makefile) */
 
 static void reply(int to, uint32_t page, uint64_t id, uint64_t lo_hi, uint16_t offset)
 {
-    struct wire_diff d = {(uint32_t)(lo_hi >> 32), (uint32_t)lo_hi, 12, offset, 8, VALUE};
+    struct wire_diff d = wire_diff_of((uint32_t)(lo_hi >> 32), (uint32_t)lo_hi, offset);
     am_send(to, MSG_LRC_DIFF_REP, page, id, 1, &d, sizeof d);
 }
 
@@ -55,16 +41,8 @@ int main(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
     int me = tsr_node(), bad = 0;
-    tsr_attr lazy = TSR_ATTR_DEFAULT;
-    lazy.proto = TSR_PROTO_LRC;
-    volatile long *word = tsr_alloc_attr(2 * PAGE_SIZE, &lazy);
-    if (me == 1)
-        am_register(MSG_LRC_DIFF_REQ, on_diff_req);
-    uint64_t rejected0 = counter("messages_rejected");
-    tsr_barrier();
-    if (me == 1)
-        *word = VALUE;
-    tsr_barrier();
+    uint64_t rejected0;
+    volatile long *word = lrc_word_written(on_diff_req, &rejected0);
     if (me == 0) {
         long got = *word;
         uint64_t r = counter("messages_rejected") - rejected0;
