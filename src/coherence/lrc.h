@@ -175,6 +175,8 @@ int lrc_fetch_covers(const lrc_fetch *f, uint32_t writer, const lrc_diff *list);
  * stays on the list). */
 int lrc_diffs_decode(int src, const tsr_msg_hdr *h, const void *payload, lrc_diff **list);
 void lrc_diffs_free(lrc_diff *list);
+/* `list` with `rest` after it (either may be NULL). */
+lrc_diff *lrc_diffs_join(lrc_diff *list, lrc_diff *rest);
 
 void lrc_diff_init(void);
 void lrc_fault(uint32_t page, int is_write);

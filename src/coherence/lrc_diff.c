@@ -453,6 +453,17 @@ void lrc_diffs_free(lrc_diff *list)
     }
 }
 
+lrc_diff *lrc_diffs_join(lrc_diff *list, lrc_diff *rest)
+{
+    if (!list)
+        return rest;
+    lrc_diff *last = list;
+    while (last->next)
+        last = last->next;
+    last->next = rest;
+    return list;
+}
+
 /* The diffs asked for; none in a replicated section: they come by
  * multicast (lrc_mcast.c). A reply about another page, with a malformed
  * diff, or lacking an interval the fault's notices name, is rejected and
@@ -471,13 +482,7 @@ static void on_diff_rep(int src, const tsr_msg_hdr *h, void *payload)
     req_close(h->arg[1]);
     if (on_its_way && lrc_mc_await(src, ctx->page, ctx))
         return;
-    if (list) {
-        lrc_diff *last = list;
-        while (last->next)
-            last = last->next;
-        last->next = atomic_load(&ctx->got);
-        atomic_store(&ctx->got, list);
-    }
+    atomic_store(&ctx->got, lrc_diffs_join(list, atomic_load(&ctx->got)));
     waiter_done(&ctx->w);
 }
 

@@ -198,19 +198,14 @@ static void on_push(int src, const tsr_msg_hdr *h, void *payload)
         return;
     }
     struct awaiting *a = &awaiting[src];
-    if (a->f && a->page == p && !lrc_fetch_covers(a->f, (uint32_t)src, list)) {
-        lrc_diffs_free(list);
-        am_reject(src, h, "multicast diffs that lack an interval the waiting fault asked for");
-        return;
-    }
     if (a->f && a->page == p) {
-        lrc_diff *got = atomic_load(&a->f->got);
-        for (lrc_diff *d = list, *next; d; d = next) {
-            next = d->next;
-            d->next = got;
-            got = d;
+        if (!lrc_fetch_covers(a->f, (uint32_t)src, list)) {
+            lrc_diffs_free(list);
+            am_reject(src, h, "multicast diffs that lack an interval the waiting fault asked "
+                      "for");
+            return;
         }
-        atomic_store(&a->f->got, got);
+        atomic_store(&a->f->got, lrc_diffs_join(list, atomic_load(&a->f->got)));
         waiter_done(&a->f->w);
         a->f = NULL;
         return;
@@ -220,10 +215,6 @@ static void on_push(int src, const tsr_msg_hdr *h, void *payload)
         kept_listed[p] = 1;
         kept_list[nkept++] = p;
     }
-    for (lrc_diff *d = list, *next; d; d = next) {
-        next = d->next;
-        d->next = kept[p];
-        kept[p] = d;
-    }
+    kept[p] = lrc_diffs_join(list, kept[p]);
     spin_unlock(&kept_busy);
 }
