@@ -79,8 +79,7 @@ int shm_receive_from(int src)
                            "bytes", src, RING_BOX_BYTES);
         ring_box_free(r);
         core_heard(src);
-        if (!am_check(src, h))
-            am_dispatch_checked(src, h, h + 1);
+        am_dispatch(src, h, h + 1);
     }
     spin_unlock(&reading[src]);
     return any;
