@@ -94,7 +94,7 @@ static int direct_box(ring_hdr *r, int src)
     if (!ring_box_copy(r, box) || !am_direct(src, h))
         return -1;
     ring_box_free(r);
-    am_dispatch_checked(src, h, h + 1);
+    am_dispatch_direct(src, h, h + 1);
     return 1;
 }
 
@@ -129,7 +129,7 @@ static int direct_reply(int src)
         return 0;
     ring_read(r, tail, buf, total);
     consumed(r, src, tail + total);
-    am_dispatch_checked(src, &h, buf + STREAM_HDR);
+    am_dispatch_direct(src, &h, buf + STREAM_HDR);
     return 1;
 }
 

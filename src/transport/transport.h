@@ -124,9 +124,14 @@ void am_init(void);
 am_msg *am_detach(am_msg *m);
 void am_dispatch(int src, const tsr_msg_hdr *h, void *payload);
 /* am_dispatch of a message whose header the backend has checked already
- * (am_check, or am_direct on a waiting thread), as it must before it
- * makes room for the payload: the check is not made twice. */
+ * (am_check), as it must before it makes room for the payload: the check
+ * is not made twice. */
 void am_dispatch_checked(int src, const tsr_msg_hdr *h, void *payload);
+/* am_dispatch of a reply that am_direct accepted, on the thread that holds
+ * its link's reading end since that look: am_direct matched it to its
+ * request, and nothing else can answer that request in between, so it is
+ * not matched twice. */
+void am_dispatch_direct(int src, const tsr_msg_hdr *h, void *payload);
 /* am_dispatch for a message carried inside another (a multicast tree's):
  * its rule is checked and its handler run, and it is not counted as
  * received (its carrier was). */
