@@ -230,18 +230,34 @@ static void request_diffs(uint32_t p, lrc_note **v, uint32_t n, lrc_fetch *ctx)
     lrc_free(lo);
 }
 
+/* Whether diff d holds the writes of notice x. */
+static int diff_holds(const lrc_diff *d, const lrc_note *x)
+{
+    return d->writer == x->writer && d->first <= x->index && x->index <= d->last;
+}
+
 /* The first diff on `list` that holds the writes of notice x. */
 static lrc_diff *diff_for(lrc_diff *list, const lrc_note *x)
 {
-    while (list && (list->writer != x->writer || list->first > x->index || list->last < x->index))
+    while (list && !diff_holds(list, x))
         list = list->next;
     return list;
+}
+
+/* Whether some diff on `list` holds the writes of notice x: diff_for's
+ * walk, for a list that is only looked at. */
+static int list_holds(const lrc_diff *list, const lrc_note *x)
+{
+    for (; list; list = list->next)
+        if (diff_holds(list, x))
+            return 1;
+    return 0;
 }
 
 int lrc_fetch_covers(const lrc_fetch *f, uint32_t writer, const lrc_diff *list)
 {
     for (uint32_t i = 0; i < f->nnotes; i++)
-        if (f->notes[i]->writer == writer && !diff_for((lrc_diff *)list, f->notes[i]))
+        if (f->notes[i]->writer == writer && !list_holds(list, f->notes[i]))
             return 0;
     return 1;
 }
