@@ -54,6 +54,22 @@ double tsr_reduce_f64(double *addr, tsr_op op, double value)
     return r;
 }
 
+/* A hint's first steps: the caller may call into the runtime now, and ptr
+ * lies in a Munin object (else the node stops, naming fn). */
+static void hinted(const char *fn, void *ptr, uint32_t *first, uint32_t *n)
+{
+    guard_check(fn);
+    munin_object(fn, ptr, first, n);
+}
+
+/* The hints that act on the object's pages and nothing else. */
+static void hint(const char *fn, void *ptr, void (*act)(uint32_t first, uint32_t n))
+{
+    uint32_t first, n;
+    hinted(fn, ptr, &first, &n);
+    act(first, n);
+}
+
 /* Collective changes of an object's protocol: every node stops using it
  * (barrier), gives its copies back so that each manager holds the current
  * value (barrier), then restarts the object in its new protocol (barrier:
@@ -69,64 +85,34 @@ static void restart(uint32_t first, uint32_t n, int annot, unsigned params)
 
 void tsr_hint_phase_change(void *ptr)
 {
-    guard_check("tsr_hint_phase_change");
     uint32_t first, n;
     int annot;
     unsigned params;
-    munin_object("tsr_hint_phase_change", ptr, &first, &n);
+    hinted(__func__, ptr, &first, &n);
     munin_attrs(first, &annot, &params);
     restart(first, n, annot, params);
 }
 
 void tsr_hint_change_annotation(void *ptr, tsr_annotation annot)
 {
-    guard_check("tsr_hint_change_annotation");
     uint32_t first, n;
-    munin_object("tsr_hint_change_annotation", ptr, &first, &n);
+    hinted(__func__, ptr, &first, &n);
     if (annot < TSR_CONVENTIONAL || annot >= TSR_ANNOT_PARAMS)
         log_die("tsr_hint_change_annotation: unknown annotation %d", (int)annot);
     restart(first, n, annot, tsr_munin_params(annot));
 }
 
-void tsr_hint_invalidate(void *ptr)
-{
-    guard_check("tsr_hint_invalidate");
-    uint32_t first, n;
-    munin_object("tsr_hint_invalidate", ptr, &first, &n);
-    munin_drop(first, n);
-}
-
-void tsr_hint_flush(void *ptr)
-{
-    guard_check("tsr_hint_flush");
-    uint32_t first, n;
-    munin_object("tsr_hint_flush", ptr, &first, &n);
-    munin_flush_object(first, n);
-}
-
-void tsr_hint_single_object(void *ptr)
-{
-    guard_check("tsr_hint_single_object");
-    uint32_t first, n;
-    munin_object("tsr_hint_single_object", ptr, &first, &n);
-    munin_set_single(first, n);
-}
-
-void tsr_hint_preacquire(void *ptr)
-{
-    guard_check("tsr_hint_preacquire");
-    uint32_t first, n;
-    munin_object("tsr_hint_preacquire", ptr, &first, &n);
-    munin_fetch(first, n);
-}
+void tsr_hint_invalidate(void *ptr) { hint(__func__, ptr, munin_drop); }
+void tsr_hint_flush(void *ptr) { hint(__func__, ptr, munin_flush_object); }
+void tsr_hint_single_object(void *ptr) { hint(__func__, ptr, munin_set_single); }
+void tsr_hint_preacquire(void *ptr) { hint(__func__, ptr, munin_fetch); }
 
 /* Collective. The lock's manager reads the object's current value and
  * keeps it as the lock's data; from then on the object lives with the lock. */
 void tsr_hint_lock_data(int lock, void *ptr)
 {
-    guard_check("tsr_hint_lock_data");
     uint32_t first, n;
-    munin_object("tsr_hint_lock_data", ptr, &first, &n);
+    hinted(__func__, ptr, &first, &n);
     if (lock < 0 || lock >= TSR_MAX_LOCKS)
         log_die("tsr_hint_lock_data(%d): lock id out of range [0, %d)", lock, TSR_MAX_LOCKS);
     tsr_barrier();
