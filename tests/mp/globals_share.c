@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "node_check.h"
 #include "tessera.h"
 
 #define SLOTS 4096 /* longs: 8 pages, one or more per node */
@@ -31,16 +32,6 @@ long slots[SLOTS];        /* .bss, several pages: each node fills its part */
 int ready = -1;           /* .data: initialised, set by node 0 before tsr_init */
 static TSR_PRIVATE int mine;
 
-static int failures;
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            printf("node %d: check failed: ", tsr_node());                \
-            printf(__VA_ARGS__);                                          \
-            printf("\n");                                                 \
-        }                                                                 \
-    } while (0)
 
 int main(int argc, char **argv)
 {
@@ -86,10 +77,14 @@ int main(int argc, char **argv)
     tsr_barrier();
     if (me == 0)
         counter = -1;
+    int status = check_verdict("globals_share");
     tsr_finalize();
-    /* Private again, with the last values. */
-    CHECK(counter == -1, "after tsr_finalize: counter %ld", counter);
+    /* Private again, with the last values (CHECK names the node through
+     * the runtime, which is gone now). */
+    if (counter != -1) {
+        printf("node %d: check failed: after tsr_finalize: counter %ld\n", me, counter);
+        status = 1;
+    }
     counter = me;
-    printf("node %d: globals_share %s\n", me, failures ? "FAIL" : "PASS");
-    return failures != 0;
+    return status;
 }

@@ -9,23 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tessera.h"
 #include "counter.h"
+#include "node_check.h"
+#include "tessera.h"
 
 #define PAGE 4096
 #define ROUNDS 20
-
-static int bad;
-
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            printf("node %d: check failed: ", tsr_node());                                  \
-            printf(__VA_ARGS__);                                                            \
-            printf("\n");                                                                   \
-            bad++;                                                                          \
-        }                                                                                   \
-    } while (0)
 
 static uint64_t diffs_created(void)
 {
@@ -86,7 +75,7 @@ int main(int argc, char **argv)
         CHECK(mine[ROUNDS - 1] == ROUNDS, "node 0's own page changed");
     }
     tsr_barrier();
-    printf("node %d: lrc_counted: %d failed checks %s\n", me, bad, bad ? "FAIL" : "PASS");
+    int status = check_verdict("lrc_counted");
     tsr_finalize();
-    return bad != 0;
+    return status;
 }

@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 
+#include "node_check.h"
 #include "tessera_munin.h"
 
 /* Munin memory with the given annotation, pages homed in blocks. */
@@ -26,17 +27,6 @@ static inline void *munin_alloc_at(size_t bytes, tsr_annotation annot, int node)
     return tsr_alloc_attr(bytes, &a);
 }
 
-static int munin_bad;
-
-#define CHECK(cond, ...)                                          \
-    do {                                                          \
-        if (!(cond)) {                                            \
-            printf("node %d: check failed: ", tsr_node());        \
-            printf(__VA_ARGS__);                                  \
-            printf("\n");                                         \
-            munin_bad++;                                          \
-        }                                                         \
-    } while (0)
 
 /* The named counter `name` (tsr_counter_get); a missing one fails the test. */
 static inline uint64_t munin_counter(const char *name)
@@ -49,10 +39,9 @@ static inline uint64_t munin_counter(const char *name)
 /* Prints the verdict, leaves, and returns main's exit status. */
 static inline int munin_finish(const char *name)
 {
-    printf("node %d: %s: %d failed checks %s\n", tsr_node(), name, munin_bad,
-           munin_bad ? "FAIL" : "PASS");
+    int status = check_verdict(name);
     tsr_finalize();
-    return munin_bad != 0;
+    return status;
 }
 
 #endif
