@@ -59,7 +59,8 @@ TSR_API int tsr_nodes(void); /* number of nodes in the job */
 
 /* Where the homes (master copies) of an allocation's pages live. */
 typedef enum {
-    TSR_HOME_BLOCK = 0, /* contiguous runs of pages, one run per node (default) */
+    TSR_HOME_BLOCK = 0, /* contiguous runs of pages, one run per node in node order, the
+                         * first (pages % nodes) runs one page longer (default) */
     TSR_HOME_CYCLIC,    /* round robin by `block_pages` pages (1 if 0), from `start_node` */
     TSR_HOME_NODE       /* every page at `home_node` */
 } tsr_home_t;

@@ -4,10 +4,10 @@
  * shared memory are ignored. Counted with the named counters faults_taken,
  * cas_checks, cas_useful and cas_pages, under every protocol and backend.
  *
- * An array of P pages, block-homed; node k writes block k, after a write
- * check over it. After a barrier every node checks the whole array for
- * reading: the pages the others wrote (P - its block, when N > 1) need
- * work, and reading the whole array then takes no fault. A second check
+ * An array of P pages, block-homed; node k writes block k, the pages it
+ * homes, after a write check over it. After a barrier every node checks
+ * the whole array for reading: the pages the others wrote (P - its block,
+ * when N > 1) need work, and reading the whole array then takes no fault. A second check
  * does nothing. Then a column of a matrix whose rows are a page each,
  * written by node 0, is checked with the step form and read without a
  * fault: every other node's check brings the rows it does not home. */
@@ -44,10 +44,20 @@ static counts now(void)
                     counter("cas_pages")};
 }
 
+/* The first page of node k's block, as TSR_HOME_BLOCK lays the homes out
+ * (the first P % n nodes one page more): a page the node homes and another
+ * wrote would be current at its home without a check, so the blocks must
+ * be the homes for the counts below to hold at every node count. */
+static size_t block_start(int k, int n)
+{
+    size_t q = P / (size_t)n, r = P % (size_t)n, kk = (size_t)k;
+    return kk * q + (kk < r ? kk : r);
+}
+
 /* Writes block `me` of the array after a write check: no fault. */
 static void write_block(long *a, int me, int n)
 {
-    size_t lo = (size_t)P * me / n, hi = (size_t)P * (me + 1) / n;
+    size_t lo = block_start(me, n), hi = block_start(me + 1, n);
     counts c0 = now();
     tsr_range_write(a + lo * LONGS, (hi - lo) * PAGE);
     for (size_t i = lo * LONGS; i < hi * LONGS; i++)
@@ -61,7 +71,7 @@ static void write_block(long *a, int me, int n)
 
 static void read_all(const long *a, int me, int n)
 {
-    size_t own = (size_t)P * (me + 1) / n - (size_t)P * me / n;
+    size_t own = block_start(me + 1, n) - block_start(me, n);
     counts c0 = now();
     tsr_range_read(a, (size_t)P * PAGE);
     counts c1 = now();
