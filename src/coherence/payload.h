@@ -6,7 +6,7 @@
  * departure each carry a sequence of frames, one per protocol that has
  * something to say: (u32 protocol index, u32 length, bytes padded to 4).
  * Each protocol writes and reads its own frame through the hooks of its
- * table (protocol.h); sync/lock.c and sync/barrier.c only move the bytes.
+ * table (protocol.h); sync/lock*.c and sync/barrier.c only move the bytes.
  */
 #ifndef TSR_PAYLOAD_H
 #define TSR_PAYLOAD_H
@@ -28,8 +28,8 @@ void pbuf_put(pbuf *b, const void *src, size_t n);
 void pbuf_free(pbuf *b);
 
 /* The `lock` of these hooks is a slot: 0 .. TSR_MAX_LOCKS-1 are the
- * program's locks, then one per pause flag (sync/flag.c). Only sync/lock.c
- * knows how a slot is named on the wire. */
+ * program's locks, then one per pause flag (sync/flag.c). Only the locks
+ * (sync/lock.c) know how a slot is named on the wire. */
 #define COH_LOCK_SLOTS (TSR_MAX_LOCKS + TSR_MAX_FLAGS)
 
 /* Each builds the frames of every protocol that has the hook. */

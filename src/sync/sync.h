@@ -2,11 +2,11 @@
  * sync.h - locks and barriers: the points where release consistency makes
  * writes visible.
  *
- * Locks have a manager node (id mod N) that keeps the end of a FIFO queue,
- * whose members grant each other directly (lock.c); the barrier has one
- * manager (node 0). Requests, grants, releases and
- * barrier messages carry the protocols' payloads (coherence/payload.h),
- * which the protocols build, merge and apply: this layer never reads them.
+ * Locks have a manager node (id mod N) that keeps the end of a FIFO queue
+ * (lock_manager.c), whose members grant each other directly (lock.c); the
+ * barrier has one manager (node 0). Requests, grants, releases and barrier
+ * messages carry the protocols' payloads (coherence/payload.h), which the
+ * protocols build, merge and apply: this layer never reads them.
  */
 #ifndef TSR_SYNC_H
 #define TSR_SYNC_H
