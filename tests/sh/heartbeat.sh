@@ -33,6 +33,8 @@ stop_test tcp 3 1
 stop_test shm 3 1
 stop_test shm 2 0
 stop_test udp 3 1
+stop_test shm 8 5
+stop_test udp 8 3
 
 for t in tcp shm udp; do
     expect_ok "heartbeat/$t: 2.5 s of computation under TSR_HEARTBEAT=$H is not a failure" "node 1: PASS" \

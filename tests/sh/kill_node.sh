@@ -27,4 +27,5 @@ kill_test 2 1
 kill_test 3 1
 kill_test 4 2
 kill_test 3 0
+kill_test 8 5
 finish
