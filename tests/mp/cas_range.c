@@ -7,10 +7,11 @@
  * An array of P pages, block-homed; node k writes block k, the pages it
  * homes, after a write check over it. After a barrier every node checks
  * the whole array for reading: the pages the others wrote (P - its block,
- * when N > 1) need work, and reading the whole array then takes no fault. A second check
- * does nothing. Then a column of a matrix whose rows are a page each,
- * written by node 0, is checked with the step form and read without a
- * fault: every other node's check brings the rows it does not home. */
+ * when N > 1) need work, and reading the whole array then takes no fault.
+ * A second check does nothing. Then a column of a matrix whose rows are a
+ * page each, written by node 0, is checked with the step form and read
+ * without a fault: every other node's check brings the rows it does not
+ * home. */
 /* tsr-test: suite */
 #include <stdio.h>
 #include <string.h>
