@@ -9,11 +9,12 @@
 #  - `default` at all of its node counts, every other line only at 2 and 4
 #    nodes (or at its largest count if it has neither);
 #  - not the lines that only vary a parameter of another line (another
-#    fault seed, another cache shape, multicast off): `make test` runs them.
+#    fault seed, another cache shape, multicast off, more nodes: the wide
+#    lines): `make test` runs them.
 # --no-uffd also leaves out the TSR_DETECT=uffd lines (TSan: see Makefile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-variants='^(udp-faults2|udp-faults3|ga-small|ga-udp-nocache|ga-udp-seq|ga-udp-lossy|ompnow-off|ompnow-ip-faults|ompnow-lrc-faults)$'
+variants='^(wide|wide-lrc|wide-ga|wide-udp|udp-faults2|udp-faults3|ga-small|ga-udp-nocache|ga-udp-seq|ga-udp-lossy|ompnow-off|ompnow-ip-faults|ompnow-lrc-faults)$'
 awk -v variants="$variants" -v no_uffd="${1:-}" '
 /^[[:space:]]*(#|$)/ { print; next }
 $1 ~ variants { next }
