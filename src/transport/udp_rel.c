@@ -108,6 +108,37 @@ static int fragment_iov(am_msg *m, size_t off, size_t len, struct iovec iov[3])
     return k;
 }
 
+/* The acknowledgement to send now: the next number expected, and the
+ * bitmap made against that number. A bitmap read against another number
+ * claims datagrams that have not arrived, and the peer would never send
+ * them again. The comm thread changes the two together inside an odd
+ * ack_version (one writer: a sequence lock); a sender that finds them
+ * changing sends no bitmap, which claims nothing beyond the number and is
+ * always true. Wait-free, so the fault path may send. */
+static void ack_now(rel_peer *p, uint32_t *ack, uint64_t *sack)
+{
+    uint32_t v = atomic_load_explicit(&p->ack_version, memory_order_acquire);
+    *ack = atomic_load_explicit(&p->expect, memory_order_relaxed);
+    *sack = atomic_load_explicit(&p->sack, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if ((v & 1) || atomic_load_explicit(&p->ack_version, memory_order_relaxed) != v)
+        *sack = 0;
+}
+
+/* The comm thread's side of ack_now, called before and after expect and
+ * the bitmap change together: the version turns odd before either store
+ * (the fence), and even after both (the release). */
+static void ack_change(rel_peer *p)
+{
+    uint32_t v = atomic_load_explicit(&p->ack_version, memory_order_relaxed);
+    if (v & 1) {
+        atomic_store_explicit(&p->ack_version, v + 1, memory_order_release);
+        return;
+    }
+    atomic_store_explicit(&p->ack_version, v + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+}
+
 /* Sends the datagram of slot seq, with the acknowledgement of the moment.
  * Under p->lock. */
 static void transmit(rel_peer *p, uint32_t seq)
@@ -115,9 +146,9 @@ static void transmit(rel_peer *p, uint32_t seq)
     rel_slot *s = &p->slot[seq % REL_WINDOW];
     struct iovec iov[3];
     int k = fragment_iov(s->m, s->off, s->len, iov);
-    rel_hdr h = {REL_MAGIC, (uint16_t)cfg.node, (uint16_t)p->node, 0, seq,
-                 atomic_load_explicit(&p->expect, memory_order_relaxed),
-                 atomic_load_explicit(&p->sack, memory_order_relaxed), s->kind, s->len, 0};
+    rel_hdr h = {REL_MAGIC, (uint16_t)cfg.node, (uint16_t)p->node, 0, seq, 0, 0, s->kind,
+                 s->len, 0};
+    ack_now(p, &h.ack, &h.sack);
     p->ack_out = h.ack;
     p->sack_out = h.sack;
     s->tries++;
@@ -272,9 +303,11 @@ static void deliver_in_order(rel_peer *p, int kind, const void *data, size_t len
     void *copy = NULL; /* a held datagram's copy, freed once delivered */
     for (;;) {
         uint32_t seq = atomic_load_explicit(&p->expect, memory_order_relaxed);
+        ack_change(p);
         atomic_store_explicit(&p->expect, seq + 1, memory_order_relaxed);
         p->held[seq % REL_WINDOW] = NULL;
         update_sack(p);
+        ack_change(p);
         if (kind == REL_UNORDERED)
             ops->deliver_unordered(p->node, data, len);
         else if (kind == REL_DATA)
@@ -350,8 +383,9 @@ void rel_flush_ack(rel_peer *p)
     if (!p->ack_due)
         return;
     spin_lock(&p->lock);
-    uint32_t ack = atomic_load_explicit(&p->expect, memory_order_relaxed);
-    uint64_t sack = atomic_load_explicit(&p->sack, memory_order_relaxed);
+    uint32_t ack;
+    uint64_t sack;
+    ack_now(p, &ack, &sack);
     if (!p->closed && (p->ack_due == 2 || ack != p->ack_out || sack != p->sack_out)) {
         rel_hdr h = {REL_MAGIC, (uint16_t)cfg.node, (uint16_t)p->node, 0, 0, ack, sack,
                      REL_ACK, 0, 0};

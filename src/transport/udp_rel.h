@@ -114,9 +114,11 @@ typedef struct rel_peer {
     uint64_t sack_out;
     int closed;
     /* Receiving side: the comm thread's; expect and sack are read by
-     * senders for the acknowledgement every datagram carries. */
+     * senders for the acknowledgement every datagram carries, and change
+     * together while ack_version is odd (udp_rel.c, ack_now). */
     _Atomic uint32_t expect; /* next number to deliver in order */
-    _Atomic uint64_t sack;
+    _Atomic uint64_t sack;   /* bit i: number expect + 1 + i arrived */
+    _Atomic uint32_t ack_version;
     int ack_due;             /* 1: acknowledge; 2: even if nothing changed */
     void *held[REL_WINDOW];  /* arrived ahead of expect; (void *)1: delivered */
     uint16_t held_len[REL_WINDOW];
