@@ -125,18 +125,20 @@ static void ack_now(rel_peer *p, uint32_t *ack, uint64_t *sack)
         *sack = 0;
 }
 
-/* The comm thread's side of ack_now, called before and after expect and
- * the bitmap change together: the version turns odd before either store
- * (the fence), and even after both (the release). */
-static void ack_change(rel_peer *p)
+/* The comm thread's side of ack_now, around a change of expect and the
+ * bitmap together: the version turns odd before either store (the fence)
+ * and even after both (the release). */
+static void ack_change_begin(rel_peer *p)
 {
     uint32_t v = atomic_load_explicit(&p->ack_version, memory_order_relaxed);
-    if (v & 1) {
-        atomic_store_explicit(&p->ack_version, v + 1, memory_order_release);
-        return;
-    }
     atomic_store_explicit(&p->ack_version, v + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
+}
+
+static void ack_change_end(rel_peer *p)
+{
+    uint32_t v = atomic_load_explicit(&p->ack_version, memory_order_relaxed);
+    atomic_store_explicit(&p->ack_version, v + 1, memory_order_release);
 }
 
 /* Sends the datagram of slot seq, with the acknowledgement of the moment.
@@ -303,11 +305,11 @@ static void deliver_in_order(rel_peer *p, int kind, const void *data, size_t len
     void *copy = NULL; /* a held datagram's copy, freed once delivered */
     for (;;) {
         uint32_t seq = atomic_load_explicit(&p->expect, memory_order_relaxed);
-        ack_change(p);
+        ack_change_begin(p);
         atomic_store_explicit(&p->expect, seq + 1, memory_order_relaxed);
         p->held[seq % REL_WINDOW] = NULL;
         update_sack(p);
-        ack_change(p);
+        ack_change_end(p);
         if (kind == REL_UNORDERED)
             ops->deliver_unordered(p->node, data, len);
         else if (kind == REL_DATA)

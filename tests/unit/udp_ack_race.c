@@ -22,7 +22,7 @@
 #define BLOCK 8
 #define BLOCKS 5000
 #define IN_FLIGHT 2 /* few, so that the sender takes its lock briefly */
-#define SEQS (BLOCK * (BLOCKS + 1))
+#define SEQS (BLOCK * BLOCKS + REL_WINDOW) /* as far as any bitmap reaches */
 
 static rel_peer to_a; /* node 1's view of node 0 */
 static _Atomic unsigned char arrived[SEQS];
