@@ -75,7 +75,7 @@ int main(int argc, char **argv)
         CHECK(mine[ROUNDS - 1] == ROUNDS, "node 0's own page changed");
     }
     tsr_barrier();
-    int status = check_verdict("lrc_counted");
+    int status = check_verdict(me, "lrc_counted");
     tsr_finalize();
     return status;
 }

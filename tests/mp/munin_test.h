@@ -27,7 +27,6 @@ static inline void *munin_alloc_at(size_t bytes, tsr_annotation annot, int node)
     return tsr_alloc_attr(bytes, &a);
 }
 
-
 /* The named counter `name` (tsr_counter_get); a missing one fails the test. */
 static inline uint64_t munin_counter(const char *name)
 {
@@ -39,7 +38,7 @@ static inline uint64_t munin_counter(const char *name)
 /* Prints the verdict, leaves, and returns main's exit status. */
 static inline int munin_finish(const char *name)
 {
-    int status = check_verdict(name);
+    int status = check_verdict(tsr_node(), name);
     tsr_finalize();
     return status;
 }
