@@ -76,7 +76,7 @@ expect_ok "transport/shm, TSR_PROGRESS=block: no reply taken by its waiter" \
     env TSR_TRANSPORT=shm TSR_PROGRESS=block $TSRUN -n 2 $B/tests/mp/echo_crossing
 
 # A node killed: the others name it (the mesh's end of file).
-for t in shm udp; do
+for t in shm tcp udp; do
     TSR_TRANSPORT=$t $TSRUN -n 3 $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
     job=$!
     if wait_ready "$LOG/out" 3; then
