@@ -3,6 +3,7 @@
 # status, whatever the other nodes report. A node that stops because
 # another failed tells tsrun so before it exits (BOOT_STOP), so a program's
 # own exit(3) is that node's failure, not "stopped because another failed".
+# tsrun interrupted (Ctrl-C, scancel) takes every node with it.
 . tests/lib.sh
 
 # named NAME STATUS PATTERN CAUSE CMD...: tsrun exits STATUS printing PATTERN
@@ -43,4 +44,35 @@ expect_fail "a grandchild holding -p's pipe does not keep tsrun alive" \
     "^tsrun: node 0 exited without calling tsr_finalize (it never called tsr_init)" \
     $TSRUN -p -n 1 bash -c "sleep 30 & echo \$! >$LOG/grandchild"
 kill "$(cat "$LOG/grandchild")" 2>/dev/null
+
+# Ctrl-C (SIGINT) or SIGTERM (scancel) to tsrun: every node, on tsrun's
+# host or another, ends within a second, and tsrun dies by the signal.
+interrupted() { # SIGNAL [VARIABLE=VALUE ...]
+    local sig=$1; shift
+    local name="tsrun killed by SIG$sig ends every node${1:+ ($*)}"
+    env "$@" $TSRUN -n 4 $B/tests/mp/sleeper 60 >"$LOG/iout" 2>"$LOG/ierr" &
+    local job=$!
+    if ! wait_ready "$LOG/iout" 4; then kill $job; bad "$name (never ready)" "$LOG/ierr"; return; fi
+    local pids; pids=$(awk '$1=="ready" {print $3}' "$LOG/iout")
+    kill -s "$sig" $job
+    wait $job; local rc=$? left
+    for _ in $(seq 20); do
+        left=0
+        for p in $pids; do
+            awk '$1 == "State:" && $2 != "Z" { alive = 1 } END { exit !alive }' \
+                "/proc/$p/status" 2>/dev/null && left=$((left + 1))
+        done
+        [ $left -eq 0 ] && break
+        sleep 0.05
+    done
+    if [ $rc -eq $((128 + $(kill -l "$sig"))) ] && [ $left -eq 0 ]; then
+        ok "$name (exit $rc)"
+    else
+        kill -9 $pids 2>/dev/null
+        bad "$name (exit $rc, $left node(s) still running after 1 s)" "$LOG/ierr"
+    fi
+}
+interrupted INT
+interrupted TERM
+interrupted TERM TSR_SSH=tests/loopback_ssh TSR_HOSTS=127.0.0.2:2,127.0.0.3:2
 finish
