@@ -3,7 +3,8 @@
 # stopped with SIGSTOP, is declared failed within TSR_HEARTBEAT + 2 s, and
 # the job ends non-zero naming it, under each transport; a node that
 # computes for several TSR_HEARTBEAT periods without calling Tessera is not,
-# nor one stopped for less than TSR_HEARTBEAT and then continued.
+# nor one stopped for less than TSR_HEARTBEAT and then continued, nor a
+# whole job stopped for longer and continued.
 . tests/lib.sh
 H=1
 
@@ -57,8 +58,29 @@ resume_test() { # transport
     fi
 }
 
+# The whole job stopped for longer than TSR_HEARTBEAT and continued, as
+# Ctrl-Z and fg do, or Slurm's suspend and resume: every node finds its
+# own clock tick late and forgives the silence, which was everyone's.
+suspend_test() { # transport
+    local t=$1 name="heartbeat/$1: the whole job stopped for 2.5 s under TSR_HEARTBEAT=$H goes on"
+    TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n 3 $B/tests/mp/sleeper 3 >"$LOG/out" 2>"$LOG/err" &
+    local job=$!
+    if ! wait_ready "$LOG/out" 3; then kill $job; bad "$name (never ready)" "$LOG/err"; return; fi
+    local pids; pids=$(awk '$1=="ready" {print $3}' "$LOG/out")
+    kill -STOP $job $pids
+    sleep 2.5
+    kill -CONT $job $pids
+    wait $job; local rc=$?
+    if [ $rc -eq 0 ] && [ "$(grep -c '^node [0-9]*: PASS$' "$LOG/out")" -eq 3 ]; then
+        ok "$name"
+    else
+        bad "$name (exit $rc)" "$LOG/err"
+    fi
+}
+
 for t in tcp shm udp; do
     resume_test $t
+    suspend_test $t
     expect_ok "heartbeat/$t: 2.5 s of computation under TSR_HEARTBEAT=$H is not a failure" "node 1: PASS" \
         env TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n 2 $B/tests/mp/compute_gap 2.5
 done
