@@ -47,6 +47,7 @@ kill "$(cat "$LOG/grandchild")" 2>/dev/null
 
 # Ctrl-C (SIGINT) or SIGTERM (scancel) to tsrun: every node, on tsrun's
 # host or another, ends within a second, and tsrun dies by the signal.
+# SIGKILL leaves tsrun no time to tell them: they find it gone.
 interrupted() { # SIGNAL [VARIABLE=VALUE ...]
     local sig=$1; shift
     local name="tsrun killed by SIG$sig ends every node${1:+ ($*)}"
@@ -75,4 +76,6 @@ interrupted() { # SIGNAL [VARIABLE=VALUE ...]
 interrupted INT
 interrupted TERM
 interrupted TERM TSR_SSH=tests/loopback_ssh TSR_HOSTS=127.0.0.2:2,127.0.0.3:2
+interrupted KILL
+interrupted KILL TSR_SSH=tests/loopback_ssh TSR_HOSTS=127.0.0.2:2,127.0.0.3:2
 finish
