@@ -287,7 +287,7 @@ static void check_silence(double now)
         } else if (now - p->heard > cfg.heartbeat_s) {
             char cause[160];
             snprintf(cause, sizeof cause, "stopped responding: nothing received from it for %u s "
-                     "(TSR_HEARTBEAT; it is stopped, hung, or starved of CPU)", cfg.heartbeat_s);
+                     "(TSR_HEARTBEAT; stopped, hung, starved of CPU or cut off)", cfg.heartbeat_s);
             relay(j, cause);
             boot_stop_hung(j, cause);
         }
