@@ -10,6 +10,11 @@
 #   netns_exec K CMD...         runs CMD on host K
 #   netns_down                  stops the sshds, deletes the namespaces
 #   NETNS_SSH                   the ssh command that logs into the hosts
+#   netns_test_hosts TAG N [DEP...]  for a scripted test (tests/lib.sh):
+#                               netns_up in $LOG, torn down at exit; the
+#                               test is skipped, saying why, unless it runs
+#                               as root, ssh and each scripts/deps.sh DEP
+#                               install and the namespaces come up
 #
 # The addresses exist only inside the namespaces: nothing is routed out.
 # The bridge lives in host 0, which also has an address on it; hosts 1..N-1
@@ -78,4 +83,17 @@ netns_down() {
         ip netns del "$(netns_name $k)" 2>/dev/null
     done
     return 0
+}
+
+netns_test_hosts() { # tag n [deps...]
+    local tag=$1 n=$2 dep
+    shift 2
+    [ "$(id -u)" -eq 0 ] || skip_all "network namespaces need root"
+    for dep in ssh "$@"; do
+        scripts/deps.sh "$dep" >"$LOG/deps" 2>&1 ||
+            skip_all "cannot install what '$dep' needs: $(tail -1 "$LOG/deps")"
+    done
+    trap 'netns_down; rm -rf "$LOG"' EXIT
+    netns_up "$LOG" "$tag" "$n" >"$LOG/net" 2>&1 ||
+        skip_all "cannot create network namespaces: $(tail -1 "$LOG/net")"
 }

@@ -8,12 +8,8 @@
 # map the shared region is named.
 . tests/lib.sh
 
-[ "$(id -u)" -eq 0 ] || skip_all "network namespaces need root"
-scripts/deps.sh ssh >"$LOG/deps" 2>&1 || skip_all "cannot install openssh-server: $(tail -1 "$LOG/deps")"
-
 . tests/netns.sh
-trap 'netns_down; rm -rf "$LOG"' EXIT
-netns_up "$LOG" "tsr$$" 4 >"$LOG/net" 2>&1 || skip_all "cannot create network namespaces: $(tail -1 "$LOG/net")"
+netns_test_hosts "tsr$$" 4
 # Host 3 also listens on port 2222, whose logins have 1 GiB of address
 # space: too little for the shared region.
 for k in 0 1 2; do netns_sshd $k || skip_all "sshd did not start in a namespace"; done

@@ -9,13 +9,8 @@
 # under udp.
 . tests/lib.sh
 
-[ "$(id -u)" -eq 0 ] || skip_all "network namespaces need root"
-scripts/deps.sh ssh >"$LOG/deps" 2>&1 || skip_all "cannot install ssh-keygen: $(tail -1 "$LOG/deps")"
-scripts/deps.sh netfilter >"$LOG/deps" 2>&1 || skip_all "cannot install iptables: $(tail -1 "$LOG/deps")"
-
 . tests/netns.sh
-trap 'netns_down; rm -rf "$LOG"' EXIT
-netns_up "$LOG" "tsp$$" 4 >"$LOG/net" 2>&1 || skip_all "cannot create network namespaces: $(tail -1 "$LOG/net")"
+netns_test_hosts "tsp$$" 4 netfilter
 H=1
 
 partition_test() { # transport

@@ -8,13 +8,8 @@
 # job's IP multicast crosses the bridge.
 . tests/lib.sh
 
-[ "$(id -u)" -eq 0 ] || skip_all "network namespaces need root"
-scripts/deps.sh ssh >"$LOG/deps" 2>&1 || skip_all "cannot install ssh-keygen: $(tail -1 "$LOG/deps")"
-scripts/deps.sh netfilter >"$LOG/deps" 2>&1 || skip_all "cannot install iptables: $(tail -1 "$LOG/deps")"
-
 . tests/netns.sh
-trap 'netns_down; rm -rf "$LOG"' EXIT
-netns_up "$LOG" "tsu$$" 4 >"$LOG/net" 2>&1 || skip_all "cannot create network namespaces: $(tail -1 "$LOG/net")"
+netns_test_hosts "tsu$$" 4 netfilter
 for k in 0 1 2 3; do
     netns_exec $k iptables -A INPUT -p udp -m statistic --mode random --probability 0.05 -j DROP \
         2>"$LOG/ipt" || skip_all "iptables cannot drop in a namespace: $(tail -1 "$LOG/ipt")"
