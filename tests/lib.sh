@@ -58,11 +58,12 @@ expect_ok() {
     else bad "$name (exit $rc)" "$LOG/out"; fi
 }
 
-# wait_ready FILE COUNT: waits (at most 20 s) until COUNT lines of FILE
-# start with "ready" (tests/mp/sleeper prints "ready NODE PID").
+# wait_ready FILES COUNT: waits (at most 20 s) until COUNT lines of FILES
+# (a file, or a pattern of several) start with "ready" (tests/mp/sleeper
+# prints "ready NODE PID").
 wait_ready() {
     for _ in $(seq 200); do
-        [ "$(grep -c '^ready' "$1" 2>/dev/null)" -ge "$2" ] && return 0; sleep 0.1
+        [ "$(cat $1 2>/dev/null | grep -c '^ready')" -ge "$2" ] && return 0; sleep 0.1
     done
     return 1
 }

@@ -10,6 +10,11 @@
 #   netns_exec K CMD...         runs CMD on host K
 #   netns_down                  stops the sshds, deletes the namespaces
 #   NETNS_SSH                   the ssh command that logs into the hosts
+#   netns_rank K N JOB CMD...   runs CMD on host K as node K of the N-node
+#                               job JOB, the nodes meeting through a
+#                               rendezvous directory in DIR, as when another
+#                               launcher starts them, each at its host's
+#                               address
 #   netns_test_hosts TAG N [DEP...]  for a scripted test (tests/lib.sh):
 #                               netns_up in $LOG, torn down at exit; the
 #                               test is skipped, saying why, unless it runs
@@ -83,6 +88,13 @@ netns_down() {
         ip netns del "$(netns_name $k)" 2>/dev/null
     done
     return 0
+}
+
+netns_rank() { # k n job cmd...
+    local k=$1 n=$2 job=$3
+    shift 3
+    netns_exec "$k" env TSR_ADDR=10.77.0.$((k + 1)) TSR_RENDEZVOUS="$NETNS_DIR/rdv.$job" \
+        OMPI_COMM_WORLD_SIZE="$n" OMPI_COMM_WORLD_RANK="$k" PMIX_NAMESPACE="$job" "$@"
 }
 
 netns_test_hosts() { # tag n [deps...]

@@ -17,18 +17,11 @@ partition_test() { # transport
     local t=$1 name="partition/$1: host 3 cut off, each side names the other within TSR_HEARTBEAT + 2 s" k pids=()
     rm -f "$LOG"/out.*
     for k in 0 1 2 3; do
-        netns_exec $k env TSR_TRANSPORT=$t TSR_HEARTBEAT=$H TSR_ADDR=10.77.0.$((k + 1)) \
-            TSR_RENDEZVOUS="$LOG/rdv.$t" OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_RANK=$k \
-            PMIX_NAMESPACE="part-$t" timeout -k 2 30 $B/tests/mp/sleeper 60 >"$LOG/out.$k" 2>&1 &
+        netns_rank $k 4 "part-$t" env TSR_TRANSPORT=$t TSR_HEARTBEAT=$H \
+            timeout -k 2 30 $B/tests/mp/sleeper 60 >"$LOG/out.$k" 2>&1 &
         pids+=($!)
     done
-    local ready=0
-    for _ in $(seq 200); do
-        ready=$(cat "$LOG"/out.[0-3] 2>/dev/null | grep -c '^ready')
-        [ "$ready" -ge 4 ] && break
-        sleep 0.1
-    done
-    if [ "$ready" -lt 4 ]; then
+    if ! wait_ready "$LOG/out.[0-3]" 4; then
         kill "${pids[@]}" 2>/dev/null
         cat "$LOG"/out.[0-3] >"$LOG/out"
         bad "$name (never ready)" "$LOG/out"

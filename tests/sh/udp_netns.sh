@@ -22,10 +22,8 @@ run_job() {
     local name=$1 pat=$2 lines=$3 k pids=() rc=0; shift 3
     job=$((job + 1))
     for k in 0 1 2 3; do
-        netns_exec $k env TSR_TRANSPORT=udp TSR_STATS=1 TSR_ADDR=10.77.0.$((k + 1)) \
-            TSR_RENDEZVOUS="$LOG/rdv" OMPI_COMM_WORLD_SIZE=4 OMPI_COMM_WORLD_RANK=$k \
-            PMIX_NAMESPACE=udp$job timeout -k 2 "${TSR_TEST_TIMEOUT:-120}" "$@" \
-            >"$LOG/out.$k" 2>&1 &
+        netns_rank $k 4 udp$job env TSR_TRANSPORT=udp TSR_STATS=1 \
+            timeout -k 2 "${TSR_TEST_TIMEOUT:-120}" "$@" >"$LOG/out.$k" 2>&1 &
         pids+=($!)
     done
     for k in 0 1 2 3; do wait "${pids[$k]}" || rc=$?; done
