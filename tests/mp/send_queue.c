@@ -1,7 +1,11 @@
-/* Bounded send queues (TSR_SEND_QUEUE): node 1 stops (SIGSTOP) for a second
- * while node 0 writes a write-shared Munin object larger than any socket
- * buffer or ring, whose updates (unacknowledged, counted by the barrier)
- * must then wait in node 0's send queue to node 1. With a 64 KiB bound,
+/* Bounded send queues (TSR_SEND_QUEUE): node 0 writes a write-shared Munin
+ * object larger than any socket buffer or ring, then stops node 1
+ * (SIGSTOP) for a second and enters the barrier, whose updates
+ * (unacknowledged, counted by the barrier) must then wait in node 0's send
+ * queue to node 1. Stopped after the writes, not before: a write loop that
+ * outlasted the second (under ThreadSanitizer on a loaded machine) would
+ * find node 1 running again, reading as fast as node 0 sends, and no queue
+ * would form. With a 64 KiB bound,
  * the job must finish with exact results; the queue must have formed
  * (send_queue_peak above the bound: the test really filled it) and must
  * never have held more than one barrier's updates beyond the bound, which
@@ -48,9 +52,9 @@ int main(int argc, char **argv)
     tsr_barrier();
     for (int round = 1; round <= ROUNDS; round++) {
         if (me == 0) {
-            stop_for_a_second((pid_t)*pid);
             for (size_t i = 0; i < n; i++)
                 words[i] = value(round, i);
+            stop_for_a_second((pid_t)*pid);
         }
         tsr_barrier();
         for (size_t i = 0; i < n; i++)
