@@ -9,11 +9,10 @@
  * test then expects). */
 /* tsr-test: suite -n 3 */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "tessera.h"
+#include "util/config.h"
 
 int main(int argc, char **argv)
 {
@@ -35,8 +34,7 @@ int main(int argc, char **argv)
     }
     tsr_barrier();
     tsr_stats_get(&s1);
-    const char *handoff = getenv("TSR_LOCK_HANDOFF");
-    int releases = handoff && !strcmp(handoff, "manager") ? 2 : 1;
+    int releases = cfg.handoff_via_manager ? 2 : 1;
     if (me == 2 && s1.messages_received - s0.messages_received != 5 + (unsigned)releases) {
         printf("node 2: received %llu messages, expected %d (2 requests, %d release(s), 3 "
                "barriers)\n", (unsigned long long)(s1.messages_received - s0.messages_received),

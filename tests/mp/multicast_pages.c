@@ -11,11 +11,10 @@
 /* tsr-test: ompnow */
 /* tsr-test: lrc */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "tessera.h"
 #include "counter.h"
+#include "tessera.h"
+#include "util/config.h"
 
 #define PAGES 24
 #define PER_PAGE (4096 / sizeof(long))
@@ -36,15 +35,13 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < count; k++)
         sum += a[k];
     tsr_replicate_end(); /* after its barrier, every node's requests are served */
-    const char *proto = getenv("TSR_PROTO");
-    int lazy = proto && !strcmp(proto, "lrc");
+    int lazy = cfg.proto_lrc;
     uint64_t served = counter(lazy ? "diffs_served" : "pages_served");
     uint64_t multicast = counter(lazy ? "diffs_multicast" : "pages_multicast");
     uint64_t taken = counter(lazy ? "diffs_taken" : "pages_taken");
 
     long want = (long)(count * (count - 1) / 2);
-    const char *mode = getenv("TSR_MULTICAST");
-    int on = !(mode && !strcmp(mode, "off")) && n > 2;
+    int on = cfg.multicast != MULTICAST_OFF && n > 2;
     uint64_t want_served = on ? PAGES : (uint64_t)PAGES * (uint64_t)(n - 1);
     if (sum != want || served != want_served || multicast != (on ? PAGES : 0)) {
         printf("node %d: sum %ld (want %ld), pages served %llu (want %llu), multicast %llu\n", me,

@@ -18,13 +18,12 @@
  * and a page whose copy is marked twice may be announced twice), under
  * `all` and exact detection none, since none is written. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "coherence/hlrc.h"
 #include "memory/region.h"
 #include "tessera.h"
 #include "counter.h"
+#include "util/config.h"
 
 #define PAGE 4096
 #define N 2048
@@ -59,8 +58,7 @@ int main(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
     int me = tsr_node(), others = tsr_nodes() > 1;
-    const char *mode = getenv("TSR_WRITE_DETECT");
-    int all = mode && !strcmp(mode, "all");
+    int all = !cfg.cache_only;
     tsr_attr attr = TSR_ATTR_DEFAULT;
     attr.home = TSR_HOME_NODE;
     volatile char *mem = tsr_alloc_attr((size_t)N * PAGE, &attr);

@@ -13,10 +13,9 @@
 /* tsr-test: ompnow */
 /* tsr-test: lrc */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "tessera.h"
+#include "util/config.h"
 
 #define PAGES_PER_NODE 8
 #define PER_PAGE (4096 / sizeof(long))
@@ -88,8 +87,7 @@ static void add_ten(void *unused)
 int main(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
-    const char *proto = getenv("TSR_PROTO");
-    lazy = proto && !strcmp(proto, "lrc");
+    lazy = cfg.proto_lrc;
     n = PER_PAGE * PAGES_PER_NODE * (size_t)tsr_nodes();
     a = tsr_alloc(n * sizeof *a);
     for (size_t k = (size_t)tsr_node(); k < n; k += (size_t)tsr_nodes())
