@@ -248,7 +248,9 @@ static boot_endpoint *register_with_launcher(void)
     if (t.type != BOOT_TABLE || t.nodes != (uint32_t)cfg.nodes)
         log_die("tsrun sent a malformed node table");
     boot_endpoint *ep = calloc((size_t)cfg.nodes, sizeof *ep);
-    if (!ep || io_read_full(boot.launcher_fd, ep, (size_t)cfg.nodes * sizeof *ep, deadline))
+    if (!ep)
+        log_die("out of memory (the node table)");
+    if (io_read_full(boot.launcher_fd, ep, (size_t)cfg.nodes * sizeof *ep, deadline))
         log_die("tsrun's node table was cut short");
     return ep;
 }

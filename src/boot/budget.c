@@ -7,6 +7,7 @@
 
 #include "boot/boot.h"
 #include "boot/gate.h"
+#include "util/io.h"
 
 /* Descriptors one process of the job needs at most. tsrun: stdio, the
  * SIGCHLD pipe, its gate, per node the boot connection and its pipes (two
@@ -44,13 +45,8 @@ static int fit_process_limit(int nodes, int pipes, long need, char *why, size_t 
 /* The full mesh holds about N descriptors in each of N processes. */
 static int fit_system(int nodes, long need, char *why, size_t len)
 {
-    FILE *f = fopen("/proc/sys/fs/file-max", "r");
-    unsigned long long max = 0, total = (unsigned long long)nodes * (unsigned long long)need;
-    if (!f)
-        return 0;
-    int got = fscanf(f, "%llu", &max);
-    fclose(f);
-    if (got != 1 || total <= max)
+    unsigned long long max, total = (unsigned long long)nodes * (unsigned long long)need;
+    if (io_read_number("/proc/sys/fs/file-max", &max) || total <= max)
         return 0;
     snprintf(why, len, "-n %d needs about %llu file descriptors in all but the system allows "
              "%llu (fs.file-max)", nodes, total, max);

@@ -56,6 +56,13 @@ void refuse_if(int failed, const char *why)
         refuse("%s", why);
 }
 
+/* An option that the nodes read as a TSR_* variable. */
+static void set_env(const char *name, const char *value)
+{
+    if (setenv(name, value, 1))
+        refuse("cannot set %s: %s", name, strerror(errno));
+}
+
 static long parse_long(const char *what, const char *s, long lo, long hi)
 {
     char *end;
@@ -90,9 +97,9 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         switch (c) {
         case 'n': opt->n = (int)parse_long("-n", optarg, 1, 4096); break;
         case 'p': opt->prefix = 1; break;
-        case 's': setenv("TSR_STATS", "1", 1); break;
-        case 'j': setenv("TSR_STATS_JSON", optarg, 1); break;
-        case 'm': setenv("TSR_MEMORY", optarg, 1); break;
+        case 's': set_env("TSR_STATS", "1"); break;
+        case 'j': set_env("TSR_STATS_JSON", optarg); break;
+        case 'm': set_env("TSR_MEMORY", optarg); break;
         case 't': opt->timeout = (double)parse_long("--timeout", optarg, 1, 1L << 30); break;
         case 'H': refuse_if(remote_add_hosts(optarg, why, sizeof why), why); break;
         case 'F': refuse_if(remote_add_hostfile(optarg, why, sizeof why), why); break;

@@ -178,16 +178,24 @@ static void make_rings(void)
                strerror(errno));
 }
 
-/* In a node about to start: hands it the rings, kept open across exec. */
-static void pass_rings(void)
+/* In node i about to start: what tells it its place in the job, and the
+ * rings, kept open across exec. Returns 0, or -1 if the environment could
+ * not grow (setenv allocates), which the node must not start without. */
+static int node_env(int i, const char *boot_addr)
 {
-    char buf[16];
-    unsetenv("TSR_SHM_FD");
-    if (rings_fd < 0)
-        return;
-    snprintf(buf, sizeof buf, "%d", rings_fd);
-    setenv("TSR_SHM_FD", buf, 1);
-    fcntl(rings_fd, F_SETFD, 0);
+    char id[16], n[16], fd[16];
+    /* As wide as the largest id, so that every node's environment, hence
+     * its initial stack, has the same size (docs/GLOBALS.md). */
+    snprintf(id, sizeof id, "%0*d", snprintf(NULL, 0, "%d", opt.n - 1), i);
+    snprintf(n, sizeof n, "%d", opt.n);
+    snprintf(fd, sizeof fd, "%d", rings_fd);
+    if (setenv("TSR_NODE", id, 1) || setenv("TSR_NODES", n, 1) ||
+        setenv("TSR_BOOT", boot_addr, 1) || setenv("TSR_SECRET", secret, 1) ||
+        (rings_fd < 0 ? unsetenv("TSR_SHM_FD") : setenv("TSR_SHM_FD", fd, 1)))
+        return -1;
+    if (rings_fd >= 0)
+        fcntl(rings_fd, F_SETFD, 0);
+    return 0;
 }
 
 static void start_node(int i, const char *boot_addr)
@@ -200,16 +208,11 @@ static void start_node(int i, const char *boot_addr)
     if (pid < 0)
         abandon("cannot start node %d of %d: fork: %s", i, opt.n, strerror(errno));
     if (pid == 0) {
-        char buf[32];
-        /* As wide as the largest id, so that every node's environment,
-         * hence its initial stack, has the same size (docs/GLOBALS.md). */
-        snprintf(buf, sizeof buf, "%0*d", snprintf(NULL, 0, "%d", opt.n - 1), i);
-        setenv("TSR_NODE", buf, 1);
-        snprintf(buf, sizeof buf, "%d", opt.n);
-        setenv("TSR_NODES", buf, 1);
-        setenv("TSR_BOOT", boot_addr, 1);
-        setenv("TSR_SECRET", secret, 1);
-        pass_rings();
+        if (node_env(i, boot_addr)) {
+            fprintf(stderr, "tsrun: node %d: cannot set its environment: %s\n", i,
+                    strerror(errno));
+            _exit(127);
+        }
         if (opt.prefix) {
             dup2(out[1], 1);
             dup2(err[1], 2);
@@ -539,10 +542,10 @@ int main(int argc, char **argv)
     make_secret();
     make_rings();
     nodes = calloc((size_t)opt.n, sizeof *nodes);
-    if (!nodes || pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK)) {
-        perror("tsrun");
-        return 1;
-    }
+    if (!nodes)
+        refuse("out of memory for %d nodes", opt.n);
+    if (pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK))
+        refuse("cannot make a pipe: %s", strerror(errno));
     char boot_addr[32];
     int listen_fd = open_listener(listen_addr, boot_addr, sizeof boot_addr);
     gate_open(&reg_gate, listen_fd, TSRUN_GATE_CAP, registration_judge, NULL);

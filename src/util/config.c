@@ -9,6 +9,7 @@
 
 #include "boot/rendezvous.h"
 #include "util/aslr.h"
+#include "util/io.h"
 #include "util/log.h"
 
 tsr_config cfg;
@@ -133,14 +134,9 @@ static size_t default_memory(void)
     struct rlimit as;
     if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY && as.rlim_cur / 4 < dflt)
         dflt = as.rlim_cur / 4 > (1u << 20) ? (as.rlim_cur / 4) & ~(size_t)0xfffff : 1u << 20;
-    FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
-    int mode = 0;
-    if (f) {
-        if (fscanf(f, "%d", &mode) != 1)
-            mode = 0;
-        fclose(f);
-    }
-    if (mode == 2 && dflt > (size_t)16 << 30)
+    unsigned long long mode;
+    if (!io_read_number("/proc/sys/vm/overcommit_memory", &mode) && mode == 2 &&
+        dflt > (size_t)16 << 30)
         dflt = (size_t)16 << 30;
     return dflt;
 }

@@ -1,7 +1,9 @@
 #include "util/io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,4 +65,23 @@ void io_sleep(double seconds)
     struct timespec left = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
     while (nanosleep(&left, &left) && errno == EINTR)
         ;
+}
+
+int io_read_number(const char *path, unsigned long long *out)
+{
+    char buf[32];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf - 1)) < 0 && errno == EINTR)
+        ;
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    char *end;
+    errno = 0;
+    *out = strtoull(buf, &end, 10);
+    return end == buf || errno ? -1 : 0;
 }

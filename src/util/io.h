@@ -20,5 +20,10 @@ int io_read_full(int fd, void *buf, size_t len, double deadline);
 int io_wait(int fd, short events, double deadline);
 /* Sleeps for `seconds`, however many signals arrive meanwhile. */
 void io_sleep(double seconds);
+/* Reads the decimal number a small file starts with (a /proc/sys value)
+ * in one read(2) into the stack: stdio would allocate its buffer, and
+ * under memory pressure fall back to reading byte by byte, which procfs
+ * answers with a number cut short. Returns 0, or -1 if there is none. */
+int io_read_number(const char *path, unsigned long long *out);
 
 #endif
