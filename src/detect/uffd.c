@@ -42,6 +42,7 @@
 #include "detect/uffd.h"
 #include "memory/region.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 /* Kernel ABI (6.4+) that older installed headers lack. */
 #ifndef UFFDIO_CONTINUE_MODE_WP
@@ -225,14 +226,7 @@ static int uffd_start(char *why, size_t len)
         close(uffd);
         return -1;
     }
-    /* The handler thread must never run the application's signal handlers. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int err = pthread_create(&handler, NULL, handler_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (err)
-        log_die("cannot start the userfaultfd handler thread: %s", strerror(err));
+    thread_start(&handler, handler_main, "the userfaultfd handler thread");
     return 0;
 }
 

@@ -28,6 +28,7 @@
 #include "util/config.h"
 #include "util/cpu.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 /* Heartbeats per TSR_HEARTBEAT period, and the longest gap between two
  * looks at the peers' silence. */
@@ -463,14 +464,7 @@ void transport_start(void)
     waiter_init(&bye_wait, (uint32_t)cfg.nodes - 1);
     backend->start();
     log_debug("transport: %s", backend->name);
-    /* The comm thread must never run the application's signal handlers. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int err = pthread_create(&comm_thread, NULL, comm_main, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (err)
-        log_die("cannot start the communication thread: %s", strerror(err));
+    thread_start(&comm_thread, comm_main, "the communication thread");
     atomic_store(&poll_open, 1);
 }
 

@@ -73,6 +73,13 @@ sweep() {
     ok "$name: $runs runs, each failing one of $made: $stopped stopped the job with its message, $((runs - stopped)) passed"
 }
 
+# A thread whose stack cannot be mapped: pthread_create says only EAGAIN,
+# so the message names the limits that cause it. (1 GB stacks under a
+# 500 MB address space; a 16M region leaves the rest of start-up room.)
+expect_fail "out_of_memory/no room for the comm thread's stack: the limits named" \
+    "^tessera: node [01]: cannot start the communication thread: .*ulimit -v and -s" \
+    bash -c "ulimit -s 1000000 -v 500000 && TSR_MEMORY=16M exec $TSRUN -n 2 $PROG"
+
 sweep launcher
 sweep 0 TSR_TRANSPORT=shm
 sweep 1 TSR_TRANSPORT=shm
