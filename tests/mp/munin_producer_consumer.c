@@ -21,6 +21,18 @@ static void relax_rows(double (*dst)[COLS], double (*src)[COLS], long lo, long h
             dst[i][j] = (src[i - 1][j] + src[i + 1][j] + src[i][j - 1] + src[i][j + 1]) * 0.25;
 }
 
+/* A private array of the grid's shape; without memory the test stops,
+ * saying so (tests/sh/out_of_memory fails allocations). */
+static void *private_grid(void)
+{
+    void *g = calloc(ROWS + 2, sizeof(double[COLS]));
+    if (!g) {
+        fprintf(stderr, "node %d: out of memory for a private grid\n", tsr_node());
+        exit(1);
+    }
+    return g;
+}
+
 static double initial(long i, long j) { return i == 0 ? 1.0 : j == 0 ? 0.5 : 0.0; }
 
 int main(int argc, char **argv)
@@ -28,7 +40,7 @@ int main(int argc, char **argv)
     tsr_init(&argc, &argv);
     int me = tsr_node(), n = tsr_nodes();
     double (*grid)[COLS] = munin_alloc(sizeof(double[ROWS + 2][COLS]), TSR_PRODUCER_CONSUMER);
-    double (*scratch)[COLS] = calloc(ROWS + 2, sizeof *scratch);
+    double (*scratch)[COLS] = private_grid();
     long base = ROWS / n, extra = ROWS % n;
     long lo = 1 + me * base + (me < extra ? me : extra), hi = lo + base + (me < extra);
     for (long i = (me == 0 ? 0 : lo); i < (me == n - 1 ? ROWS + 2 : hi); i++)
@@ -66,7 +78,7 @@ int main(int argc, char **argv)
     /* Node 0 now reads every row: a new sharing pattern. */
     tsr_hint_phase_change(grid);
     if (me == 0) {
-        double (*ref)[COLS] = calloc(ROWS + 2, sizeof *ref), (*tmp)[COLS] = calloc(ROWS + 2, sizeof *tmp);
+        double (*ref)[COLS] = private_grid(), (*tmp)[COLS] = private_grid();
         for (long i = 0; i < ROWS + 2; i++)
             for (long j = 0; j < COLS; j++)
                 ref[i][j] = initial(i, j);
