@@ -1,5 +1,6 @@
 /*
- * layout.c - the job's one address layout, checked at tsr_init (layout.h).
+ * layout.c - the job's one address layout, and the settings every node
+ * must share, checked at tsr_init (layout.h).
  */
 #include "api/layout.h"
 
@@ -24,10 +25,15 @@ typedef struct image_print {
     uint64_t id;   /* hash of the build-id, or of the file's size and time */
     char name[48]; /* the file's last path component, NUL-terminated */
 } image_print;
-_Static_assert(LAYOUT_MAX * sizeof(image_print) <= MSG_LAYOUT_MAX,
+/* What a node sends node 0: its shared settings, then its images. */
+#define SETTINGS_BYTES (CONFIG_SHARED * sizeof(uint64_t))
+_Static_assert(SETTINGS_BYTES + LAYOUT_MAX * sizeof(image_print) <= MSG_LAYOUT_MAX,
                "MSG_LAYOUT's rule (msg.h) must admit a whole layout");
 
-static image_print mine[LAYOUT_MAX];
+static struct {
+    uint64_t settings[CONFIG_SHARED];
+    image_print image[LAYOUT_MAX];
+} mine;
 static uint32_t nmine;
 /* Node 0's: which nodes' layouts came. Each node sends one, at tsr_init. */
 static unsigned char *laid_out;
@@ -72,7 +78,7 @@ static int take_image(struct dl_phdr_info *info, size_t size, void *data)
 {
     if (nmine == LAYOUT_MAX)
         return 1;
-    image_print *e = &mine[nmine];
+    image_print *e = &mine.image[nmine];
     const char *path = nmine == 0 ? "/proc/self/exe" : info->dlpi_name;
     const char *slash = strrchr(info->dlpi_name, '/');
     snprintf(e->name, sizeof e->name, "%s",
@@ -93,7 +99,7 @@ static const char *difference(int src, const image_print *theirs, uint32_t n, ch
                               size_t len)
 {
     for (uint32_t i = 0; i < n && i < nmine; i++) {
-        const image_print *a = &mine[i], *b = &theirs[i];
+        const image_print *a = &mine.image[i], *b = &theirs[i];
         if (strcmp(a->name, b->name))
             snprintf(buf, len, "node %d loads %s where node 0 loads %s (image %u)", src, b->name,
                      a->name, i);
@@ -111,8 +117,24 @@ static const char *difference(int src, const image_print *theirs, uint32_t n, ch
     if (n == nmine)
         return NULL;
     snprintf(buf, len, "node %d has %u loaded images where node 0 has %u (%s %s)", src, n, nmine,
-             n > nmine ? "extra:" : "missing:", n > nmine ? theirs[nmine].name : mine[n].name);
+             n > nmine ? "extra:" : "missing:", n > nmine ? theirs[nmine].name : mine.image[n].name);
     return buf;
+}
+
+/* The first shared setting on which node `src` differs from node 0, or
+ * NULL. */
+static const char *disagreement(int src, const uint64_t *theirs, char *buf, size_t len)
+{
+    for (int i = 0; i < CONFIG_SHARED; i++) {
+        char a[32], b[32];
+        if (theirs[i] == mine.settings[i])
+            continue;
+        snprintf(buf, len, "%s is %s on node %d, %s on node 0: every node must have the same "
+                 "(docs/CONFIG.md)", config_shared_name(i), config_shared_text(i, theirs[i], b,
+                 sizeof b), src, config_shared_text(i, mine.settings[i], a, sizeof a));
+        return buf;
+    }
+    return NULL;
 }
 
 /* Node 0's comm thread: another node's fingerprint, checked before use. */
@@ -124,13 +146,16 @@ static void on_layout(int src, const tsr_msg_hdr *h, void *payload)
         return;
     }
     laid_out[src] = 1;
-    if (h->len % sizeof(image_print) || h->len / sizeof(image_print) > LAYOUT_MAX) {
+    if (h->len < SETTINGS_BYTES || (h->len - SETTINGS_BYTES) % sizeof(image_print) ||
+        (h->len - SETTINGS_BYTES) / sizeof(image_print) > LAYOUT_MAX) {
         snprintf(why, sizeof why, "node %d sent a malformed address layout (%u bytes)", src,
                  h->len);
         am_abort(why);
     }
-    image_print *theirs = payload;
-    uint32_t n = h->len / sizeof(image_print);
+    if (disagreement(src, payload, why, sizeof why))
+        am_abort(why);
+    image_print *theirs = (image_print *)((char *)payload + SETTINGS_BYTES);
+    uint32_t n = (h->len - SETTINGS_BYTES) / sizeof(image_print);
     for (uint32_t i = 0; i < n; i++)
         theirs[i].name[sizeof theirs[i].name - 1] = 0;
     if (difference(src, theirs, n, why, sizeof why)) {
@@ -142,6 +167,7 @@ static void on_layout(int src, const tsr_msg_hdr *h, void *payload)
 
 void layout_init(void)
 {
+    config_shared(mine.settings);
     dl_iterate_phdr(take_image, NULL);
     if (cfg.node != 0)
         return;
@@ -153,5 +179,5 @@ void layout_init(void)
 void layout_send(void)
 {
     if (cfg.node != 0)
-        am_send(0, MSG_LAYOUT, 0, 0, 0, mine, nmine * sizeof *mine);
+        am_send(0, MSG_LAYOUT, 0, 0, 0, &mine, SETTINGS_BYTES + nmine * sizeof *mine.image);
 }

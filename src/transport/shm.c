@@ -286,7 +286,8 @@ static void watch_mesh(int j, struct pollfd *p)
         return;
     if (n > 0)
         log_die_status(1, "protocol error: node %d wrote on its TCP connection, which the shm "
-                       "transport does not use", j);
+                       "transport does not use (does node %d run with another TSR_TRANSPORT?)",
+                       j, j);
     shm_drain_ring(j);
     core_link_closed(j);
     close(p->fd);

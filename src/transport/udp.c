@@ -213,7 +213,8 @@ static void watch_mesh(int j)
         return;
     if (n > 0)
         log_die_status(1, "protocol error: node %d wrote on its TCP connection, which the udp "
-                       "transport does not use", j);
+                       "transport does not use (does node %d run with another TSR_TRANSPORT?)",
+                       j, j);
     core_link_closed(j);
     rel_close(&udp_peers[j].rel);
     close(pfd[SLOT_MESH + j].fd);
@@ -394,7 +395,7 @@ static void exchange_hellos(struct sockaddr_in *group)
         len = sizeof udp_peers[j].addr;
         if (io_read_full(boot.peer_fd[j], &h, sizeof h, deadline) || h.magic != REL_MAGIC ||
             getpeername(boot.peer_fd[j], (struct sockaddr *)&udp_peers[j].addr, &len))
-            boot_stop(j, "failed (no udp endpoint received while the transport started)", -1);
+            boot_stop(j, "failed (no udp endpoint received while the transport started: another TSR_TRANSPORT?)", -1);
         udp_peers[j].addr.sin_port = h.port;
         udp_peers[j].token_out = h.token;
         if (j == 0)

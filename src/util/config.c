@@ -213,14 +213,15 @@ static void load_faults(void)
                 "udp backend's reliability; tcp and shm have none to recover from them");
 }
 
+static const char *const proto[] = {"hlrc", "lrc", NULL};
+static const char *const multicast[] = {"tree", "ip", "off", NULL};
+
 void config_load(void)
 {
     static const char *const progress[] = {"hybrid", "spin", "block", NULL};
     static const char *const detect[] = {"all", "cache-only", NULL};
     static const char *const access[] = {"segv", "uffd", "auto", NULL};
     static const char *const transport[] = {"tcp", "shm", "auto", "udp", NULL};
-    static const char *const proto[] = {"hlrc", "lrc", NULL};
-    static const char *const multicast[] = {"tree", "ip", "off", NULL};
     static const char *const handoff[] = {"direct", "manager", NULL};
     static const char *const fetch[] = {"message", "direct", NULL};
     static const char *const ga_engine[] = {"ordercache", "ordernocache", "sequencer", NULL};
@@ -262,4 +263,50 @@ void config_load(void)
     cfg.ga_engine = 1 + env_choice("TSR_GA_ENGINE", ga_engine, 0);
     cfg.ga_cache_node_bits = (int)env_long("TSR_GA_CACHE_NODE_BITS", 3, 0, 12);
     cfg.ga_cache_addr_bits = (int)env_long("TSR_GA_CACHE_ADDR_BITS", 6, 0, 24);
+}
+
+/* The shared settings (config.h), in its order: the variable, the names
+ * of its values when it is a choice, and how a number is best spelt. */
+static const struct {
+    const char *name;
+    const char *const *choices;
+    enum { NUMBER, SIZE, ADDRESS } spelt;
+} shared[CONFIG_SHARED] = {
+    {"TSR_MEMORY", NULL, SIZE},       {"TSR_BASE", NULL, ADDRESS},
+    {"TSR_MALLOC_MEMORY", NULL, SIZE}, {"TSR_PROTO", proto, NUMBER},
+    {"TSR_SHARE_GLOBALS", NULL, NUMBER}, {"TSR_MULTICAST", multicast, NUMBER},
+    {"TSR_HEARTBEAT", NULL, NUMBER},
+};
+
+void config_shared(uint64_t value[CONFIG_SHARED])
+{
+    value[SHARED_MEMORY] = cfg.memory;
+    value[SHARED_BASE] = cfg.base;
+    value[SHARED_MALLOC_MEMORY] = cfg.malloc_memory;
+    value[SHARED_PROTO] = (uint64_t)cfg.proto_lrc;
+    value[SHARED_SHARE_GLOBALS] = (uint64_t)cfg.share_globals;
+    value[SHARED_MULTICAST] = (uint64_t)cfg.multicast;
+    value[SHARED_HEARTBEAT] = cfg.heartbeat_s;
+}
+
+const char *config_shared_name(int i) { return shared[i].name; }
+
+const char *config_shared_text(int i, uint64_t value, char *buf, size_t len)
+{
+    const char *const *c = shared[i].choices;
+    uint64_t k = 0;
+    while (c && c[k] && k < value)
+        k++;
+    int shift = 40;
+    while (shared[i].spelt == SIZE && shift && value % ((uint64_t)1 << shift))
+        shift -= 10;
+    if (c && c[k])
+        snprintf(buf, len, "%s", c[k]);
+    else if (shared[i].spelt == ADDRESS)
+        snprintf(buf, len, "0x%llx", (unsigned long long)value);
+    else if (shared[i].spelt == SIZE && shift && value)
+        snprintf(buf, len, "%llu%c", (unsigned long long)(value >> shift), "KMGT"[shift / 10 - 1]);
+    else
+        snprintf(buf, len, "%llu", (unsigned long long)value);
+    return buf;
 }

@@ -70,6 +70,20 @@ typedef struct tsr_config {
 
 extern tsr_config cfg;
 
+/* The settings every node of a job must share, or the job goes wrong
+ * (hangs, crashes, or stores pointers that mean another thing on another
+ * node). At tsr_init node 0 compares each node's with its own and stops
+ * the job naming the variable (api/layout.c). */
+enum {
+    SHARED_MEMORY, SHARED_BASE, SHARED_MALLOC_MEMORY, SHARED_PROTO, SHARED_SHARE_GLOBALS,
+    SHARED_MULTICAST, SHARED_HEARTBEAT, CONFIG_SHARED
+};
+/* This node's values of the shared settings, as numbers. */
+void config_shared(uint64_t value[CONFIG_SHARED]);
+/* Setting i's variable, and `value` as that variable spells it, in buf. */
+const char *config_shared_name(int i);
+const char *config_shared_text(int i, uint64_t value, char *buf, size_t len);
+
 /* Reads the environment into cfg; exits with a message on a bad value. */
 void config_load(void);
 /* Parses "16G", "512M", "4096", "64k", "16GiB", "0x100000": returns 0, or

@@ -59,6 +59,30 @@ expect_fail "input/TSR_SECRET not hex" "TSR_SECRET must be 32 hex characters" \
 # Through tsrun, the job stops with the node's message and a failing status.
 expect_fail "input/tsrun -m 16T" "TSR_MEMORY='16T' is out of range" $TSRUN -n 2 -m 16T $P
 
+# A setting every node must share (config.h, config_shared), given to node
+# 2 of 3 alone, as another host's environment might: the job stops at
+# tsr_init naming it, both values and the node, where it used to hang
+# (TSR_PROTO, TSR_SHARE_GLOBALS), crash (TSR_MALLOC_MEMORY), run on with
+# pointers that meant another thing on node 2 (TSR_BASE), or fail a
+# healthy node (TSR_HEARTBEAT).
+# differs VAR VALUE NODE2 NODE0: node 2 has VAR=VALUE, the others not.
+differs() {
+    expect_fail "input/$1=$2 on node 2 alone" \
+        "stopping: $1 is $3 on node 2, $4 on node 0: every node must have the same" \
+        $TSRUN -n 3 bash -c "[ \$TSR_NODE = 2 ] && export $1=$2; exec $B/tests/mp/lock_counter"
+}
+differs TSR_PROTO lrc lrc hlrc
+differs TSR_SHARE_GLOBALS 1 1 0
+differs TSR_MULTICAST off off tree
+differs TSR_HEARTBEAT 0 0 "[0-9]*"
+differs TSR_BASE 0x200000000000 0x200000000000 0x100000000000
+differs TSR_MEMORY 1056M 1056M "[0-9]*[KMGT]"
+differs TSR_MALLOC_MEMORY 1000K 1000K "[0-9]*[KMGT]"
+# Transports that differ fail before tsr_init ends, at the first message.
+expect_fail "input/TSR_TRANSPORT=tcp on node 2 alone" \
+    "does node 2 run with another TSR_TRANSPORT?" \
+    $TSRUN -n 3 bash -c "[ \$TSR_NODE = 2 ] && export TSR_TRANSPORT=tcp; exec $B/tests/mp/lock_counter"
+
 # The largest TSR_MEMORY, 16T minus 4K, works where the machine can reserve
 # it (three views of 16 TiB), or is refused with the reason.
 TSR_MEMORY=17592186040320 timeout -k 2 20 $P >"$LOG/out" 2>&1; rc=$?
