@@ -34,7 +34,10 @@ static TSR_PRIVATE int mine;
 
 int main(int argc, char **argv)
 {
-    setenv("TSR_SHARE_GLOBALS", "1", 1);
+    if (setenv("TSR_SHARE_GLOBALS", "1", 1)) {
+        perror("globals_share: setenv");
+        return 1;
+    }
     /* Before tsr_init, each node's globals are its own: node 0's win. */
     const char *node = getenv("TSR_NODE");
     ready = node ? atoi(node) * 10 : 0;
