@@ -64,6 +64,10 @@ int main(int argc, char **argv)
         printf("node 1: unordered: %d not exactly once, %d out of order\n", wrong, out_of_order);
     }
     int *all = malloc((size_t)nodes * sizeof *all);
+    if (!all) {
+        printf("node %d: out of memory for the multicast's list\n", me);
+        return 1;
+    }
     for (int j = 0; j < nodes; j++)
         all[j] = j;
     if (me == 0)
