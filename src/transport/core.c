@@ -13,6 +13,7 @@
  */
 #include "transport/core.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -336,13 +337,17 @@ int core_poll(struct pollfd *pfd, nfds_t n, struct pollfd *core_pfd,
 {
     struct timespec ts = {(time_t)(wait_ns / 1000000000), (long)(wait_ns % 1000000000)};
     core_pollfds(core_pfd);
-    /* No EINTR here: the comm thread blocks every signal. */
     if (wait_ns)
         core_sleep_begin();
     int ready = ppoll(pfd, n, wait_ns < 0 ? NULL : &ts, NULL);
     if (wait_ns)
         core_sleep_end();
-    if (ready < 0)
+    /* The comm thread blocks every signal, so EINTR should not come; if
+     * it does, this turn saw nothing and the loop comes round again. */
+    if (ready < 0 && errno == EINTR)
+        for (nfds_t i = 0; i < n; i++)
+            pfd[i].revents = 0;
+    else if (ready < 0)
         log_die_status(1, "the communication thread's poll failed: %m");
     core_serve(core_pfd);
     if (ready > 0 && wake_pfd && wake_pfd->revents) {
