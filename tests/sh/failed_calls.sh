@@ -16,8 +16,8 @@
 # ioctls): allocations of nodes 0 and 1 over shm, and of one of them over
 # tcp, over udp and under the lazy protocol; system calls of node 0 over
 # shm, of node 1 over udp and under TSR_DETECT=uffd. FAIL_SETUP and
-# FAIL_LATER change the counts; FAIL_LATER=all fails every call (about
-# 11,000 runs a node for allocations, 4,000 for system calls).
+# FAIL_LATER change the counts; FAIL_LATER=all fails every call (a few
+# hundred runs a sweep, a few thousand under the lazy protocol).
 . tests/lib.sh
 
 SETUP=${FAIL_SETUP:-50} LATER=${FAIL_LATER:-8}
@@ -59,7 +59,7 @@ sweep() {
     local of=$1 who=$2 total ns runs=0 stopped=0 name made; shift 2
     name="failed_calls/$of, $([ "$who" = launcher ] && echo tsrun || echo "node $who")${*:+ $*}"
     total=$(calls "$of" "$who" "$@")
-    if [ -z "$total" ]; then bad "$name: counting its allocations" "$LOG/out"; return; fi
+    if [ -z "$total" ]; then bad "$name: counting its calls" "$LOG/out"; return; fi
     made="its $total calls"
     if [ "$who" = launcher ]; then
         ns=$(seq 1 $((total + 2 * 5))) # each child sets 5 variables (tsrun.c, node_env)
