@@ -12,6 +12,7 @@
 
 #include "node_check.h"
 #include "tessera.h"
+#include "test_env.h"
 
 #define SLOTS 4096 /* longs: 8 pages, one or more per node */
 
@@ -34,10 +35,7 @@ static TSR_PRIVATE int mine;
 
 int main(int argc, char **argv)
 {
-    if (setenv("TSR_SHARE_GLOBALS", "1", 1)) {
-        perror("globals_share: setenv");
-        return 1;
-    }
+    test_setenv("TSR_SHARE_GLOBALS", "1");
     /* Before tsr_init, each node's globals are its own: node 0's win. */
     const char *node = getenv("TSR_NODE");
     ready = node ? atoi(node) * 10 : 0;

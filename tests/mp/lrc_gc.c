@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "tessera.h"
+#include "test_env.h"
 
 #define HANDOFFS 10000
 #define PER_BARRIER 250
@@ -50,7 +51,7 @@ static int count_one(volatile long *count)
 
 int main(int argc, char **argv)
 {
-    setenv("TSR_LRC_GC_BYTES", "256K", 1);
+    test_setenv("TSR_LRC_GC_BYTES", "256K");
     tsr_init(&argc, &argv);
     int me = tsr_node(), n = tsr_nodes(), bad = 0;
     const char *mode = argc > 1 ? argv[1] : "";

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "tessera.h"
+#include "test_env.h"
 
 #define BAND 16   /* pages: 64 KiB of diffs at a collection, half the bound */
 #define ROUNDS 30 /* of two barriers each */
@@ -27,7 +28,7 @@
 
 int main(int argc, char **argv)
 {
-    setenv("TSR_LRC_GC_BYTES", "128K", 1);
+    test_setenv("TSR_LRC_GC_BYTES", "128K");
     tsr_init(&argc, &argv);
     int me = tsr_node(), n = tsr_nodes(), bad = 0;
     tsr_attr attr = TSR_ATTR_DEFAULT;

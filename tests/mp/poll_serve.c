@@ -1,6 +1,8 @@
 /* tsr_poll serves a node's peers from its application thread while its
  * comm thread sleeps. Node 1 homes P pages and writes them; then every
- * other node reads them, one page request each (TSR_FETCH_AHEAD=1), while
+ * other node reads them, one page request each (TSR_FETCH_AHEAD=1, and
+ * TSR_FETCH=message, since a node that copied the pages from its host's
+ * home would send it nothing to serve), while
  * node 1 only calls tsr_poll until it has answered them all. The pages
  * read back right (the handlers ran on node 1's application thread as they
  * would on its comm thread), and, unless the comm thread never sleeps
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 
 #include "tessera.h"
+#include "test_env.h"
 #include "util/config.h"
 
 #define PAGE 4096
@@ -45,8 +48,9 @@ static int read_pages(const char *a, int round)
 
 int main(int argc, char **argv)
 {
-    setenv("TSR_FETCH_AHEAD", "1", 1);
-    setenv("TSR_POLL_US", "0", 1);
+    test_setenv("TSR_FETCH_AHEAD", "1");
+    test_setenv("TSR_FETCH", "message");
+    test_setenv("TSR_POLL_US", "0");
     tsr_init(&argc, &argv);
     int me = tsr_node(), n = tsr_nodes(), home = n > 1, bad = 0, round;
     tsr_attr at = TSR_ATTR_DEFAULT;

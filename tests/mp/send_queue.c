@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "munin_test.h"
+#include "test_env.h"
 
 #define BYTES ((size_t)24 << 20)
 #define ROUNDS 2
@@ -38,7 +39,7 @@ static void stop_for_a_second(pid_t pid)
 
 int main(int argc, char **argv)
 {
-    setenv("TSR_SEND_QUEUE", "64K", 1);
+    test_setenv("TSR_SEND_QUEUE", "64K");
     tsr_init(&argc, &argv);
     int me = tsr_node();
     uint32_t *words = munin_alloc_at(BYTES, TSR_WRITE_SHARED, 0);
