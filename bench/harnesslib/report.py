@@ -280,9 +280,10 @@ class Report:
 
     def fetch(self) -> str:
         """Pages asked of their home against copied from its memory
-        (TSR_FETCH=direct), both over shm, beside MPI over shared memory."""
-        keys = sorted((a, n) for (a, i, n) in self.cells if i == "tessera-direct"
-                      and (a, "tessera-shm", n) in self.cells)
+        (TSR_FETCH=direct), both over shm, beside MPI over shared memory: a
+        run of tessera-direct without tessera-shm has its row too, the
+        asking columns empty, or its times would be in no table."""
+        keys = sorted((a, n) for (a, i, n) in self.cells if i == "tessera-direct")
         if not keys:
             return ""
         rows = []
@@ -290,7 +291,8 @@ class Report:
             t, td, tm = (self.secs(a, i, n) for i in ("tessera-shm", "tessera-direct", "mpi-shm"))
             rows.append([a, self.star(n, str(n)), fmt_s(t), fmt_s(td), fmt_s(tm),
                          fmt_x(ratio(t, tm)), fmt_x(ratio(td, tm)),
-                         fmt_n(self.counter(a, n, "page_fetches", "tessera-shm")),
+                         fmt_n(self.counter(a, n, "page_fetches", "tessera-shm")
+                               or self.counter(a, n, "page_fetches", "tessera-direct")),
                          fmt_n(self.counter(a, n, "messages", "tessera-shm")),
                          fmt_n(self.counter(a, n, "messages", "tessera-direct"))])
         return ("**Page fetches over shm: asked of the home (TSR_FETCH=message) "
