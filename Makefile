@@ -280,7 +280,8 @@ build-tsan/matrix:
 
 # ---- Fuzzing ----------------------------------------------------------------
 # libFuzzer targets (tests/fuzz/NAME.c) feed random bytes to message dispatch,
-# to the lock manager and barrier root, and to diff decoding. They need clang
+# to the lock manager and barrier root, to diff decoding and to the udp
+# backend's reliability layer. They need clang
 # (scripts/deps.sh installs it): the library is built again with clang,
 # coverage and ASan/UBSan into build-fuzz/.
 # make fuzz runs each for FUZZ_SECONDS (default 300); make test runs each for

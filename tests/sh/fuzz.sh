@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The libFuzzer targets of tests/fuzz/ (message dispatch, lock and barrier
-# state, diff decoding) run
-# a few seconds each: random bytes must never crash them or trip the
-# address and undefined-behaviour sanitizers. `make fuzz` runs them for
-# minutes. They need clang; `make test` builds them (make fuzz-build).
+# state, diff decoding, the udp reliability layer) run a few seconds each:
+# random bytes must never crash them or trip the address and
+# undefined-behaviour sanitizers. `make fuzz` runs them for minutes. They
+# need clang; `make test` builds them (make fuzz-build).
 . tests/lib.sh
 
 FB=${FUZZ_BUILD:-build-fuzz}
