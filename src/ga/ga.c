@@ -67,7 +67,7 @@ void ga_wait_for(int (*ready)(void *arg), void *arg)
         if (ready(arg))
             return;
         if (cfg.progress == PROGRESS_SPIN || (cfg.progress == PROGRESS_HYBRID && now_s() < until)) {
-            if (i % 64 == 0)
+            if (i % WAIT_YIELD_FOR_COMM == 0) /* the comm thread completes it */
                 sched_yield();
             else
                 cpu_relax();

@@ -416,7 +416,7 @@ static void *comm_main(void *arg)
          * rather than 64 gives the core back soon enough to a waiting
          * thread of this node or to a peer that shares it (part of wait.c's
          * measured gain; the AM round trip over shm stayed as it was). */
-        if (idle_turns % 8 == 7)
+        if (idle_turns % WAIT_YIELD_FOR_COMM == WAIT_YIELD_FOR_COMM - 1)
             sched_yield();
         else if (idle_turns)
             cpu_relax();

@@ -41,7 +41,7 @@ static void spin(waiter *w)
      * medians). Seldom when this thread takes the reply itself: the work
      * is then on the peer's core. The clock is read as seldom: a read
      * costs as much as a turn. */
-    unsigned every = direct ? 64 : 8;
+    unsigned every = direct ? WAIT_YIELD_FOR_PEER : WAIT_YIELD_FOR_COMM;
     for (unsigned i = 1; count(w); i++) {
         if (direct && core_take_replies())
             continue;

@@ -17,6 +17,14 @@
  * more: the waiter may be gone the moment the count reaches zero. */
 #define WAITER_SLEEPS 0x80000000u
 
+/* How many turns a spinning thread lets pass between offers of its core
+ * (sched_yield): often when what it waits for needs this node's comm
+ * thread, which may share the core; seldom when the work is on the peer's
+ * core (wait.c gives the measurements). The comm thread offers its core
+ * as often when idle. */
+#define WAIT_YIELD_FOR_COMM 8
+#define WAIT_YIELD_FOR_PEER 64
+
 typedef struct waiter {
     _Atomic uint32_t pending; /* replies still expected, and WAITER_SLEEPS */
     int takes_reply;          /* waiter_init_taken: it may take its reply itself */
