@@ -16,27 +16,33 @@
 
 typedef struct req_slot {
     _Atomic uint64_t id;
+    uint64_t generation; /* of the slot's last id; its reserver's alone */
     void *ctx;
     int32_t peer;
     int32_t reply_type;
 } req_slot;
 
 static req_slot slots[REQ_SLOTS];
-static _Atomic uint64_t generation;
-static _Atomic uint32_t hint; /* where the next search for a free slot starts */
+/* Where the next search for a free slot starts: the slot last opened, whose
+ * line is likely still this core's. Only a hint: openers that read the
+ * same value race for the slot by its compare-and-swap. */
+static _Atomic uint32_t hint;
 
+/* One locked instruction, the reservation's: the generation is the slot's
+ * own, so that an id needs no counter every opener shares. */
 uint64_t req_open(int peer, int reply_type, void *ctx)
 {
-    uint32_t start = atomic_fetch_add_explicit(&hint, 1, memory_order_relaxed);
+    uint32_t start = atomic_load_explicit(&hint, memory_order_relaxed);
     for (uint32_t i = 0; i < REQ_SLOTS; i++) {
         uint32_t s = (start + i) % REQ_SLOTS;
         uint64_t expect = 0;
         if (!atomic_compare_exchange_strong(&slots[s].id, &expect, RESERVED))
             continue;
+        atomic_store_explicit(&hint, s, memory_order_relaxed);
         slots[s].ctx = ctx;
         slots[s].peer = peer;
         slots[s].reply_type = reply_type;
-        uint64_t id = (atomic_fetch_add(&generation, 1) + 1) * REQ_SLOTS + s;
+        uint64_t id = ++slots[s].generation * REQ_SLOTS + s;
         atomic_store_explicit(&slots[s].id, id, memory_order_release);
         return id;
     }

@@ -10,8 +10,8 @@
  * dropped before any handler runs (am_dispatch), and a forged or repeated
  * message can never make a handler write through a pointer it was given.
  *
- * Ids are never reused: each is a slot number plus a generation from a
- * 64-bit counter. Opening an id is async-signal-safe (preallocated slots,
+ * Ids are never reused: each is a slot number plus the slot's own 64-bit
+ * generation, one more at each opening. Opening an id is async-signal-safe (preallocated slots,
  * atomics only), since page fetches open them in the fault handler.
  */
 #ifndef TSR_REQUEST_H
