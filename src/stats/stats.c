@@ -11,15 +11,58 @@
 #include "util/io.h"
 #include "util/log.h"
 
-tsr_counters stats;
+/* The threads' blocks, the last one shared by the threads past the others
+ * (stats.h), each on lines of its own. */
+typedef struct block {
+    tsr_counters c;
+} __attribute__((aligned(64))) block;
+
+static block blocks[STATS_BLOCKS + 1];
+static _Atomic int claimed;
+/* The sums at the last tsr_stats_reset. A block belongs to its thread
+ * alone, so a reset cannot zero it: a reading is the sums less these. */
+static tsr_counters at_reset;
+
+__thread stats_own stats_mine;
+
+void stats_claim(void)
+{
+    int i = atomic_fetch_add(&claimed, 1);
+    stats_mine.shared = i >= STATS_BLOCKS;
+    stats_mine.block = &blocks[stats_mine.shared ? STATS_BLOCKS : i].c;
+}
+
+/* The sums over every block. */
+static void sum(tsr_counters *out)
+{
+    int n = atomic_load(&claimed);
+    n = n > STATS_BLOCKS ? STATS_BLOCKS + 1 : n;
+#define STATS_SUM(name) \
+    do { \
+        uint64_t v = 0; \
+        for (int i = 0; i < n; i++) \
+            v += atomic_load_explicit(&blocks[i].c.name, memory_order_relaxed); \
+        atomic_store_explicit(&out->name, v, memory_order_relaxed); \
+    } while (0);
+#define STATS_SUM_COUNT(name, text) STATS_SUM(name)
+#define STATS_SUM_TIME(name, text) STATS_SUM(name##_ns)
+    STATS_COUNTERS(STATS_SUM_COUNT)
+    STATS_TIMES(STATS_SUM_TIME)
+#undef STATS_SUM_TIME
+#undef STATS_SUM_COUNT
+#undef STATS_SUM
+}
 
 void tsr_stats_get(tsr_stats *out)
 {
+    tsr_counters now;
+    sum(&now);
     memset(out, 0, sizeof *out);
-#define STATS_GET(name, text) out->name = atomic_load(&stats.name);
+#define STATS_GET(name, text) out->name = atomic_load(&now.name) - atomic_load(&at_reset.name);
     STATS_COUNTERS(STATS_GET)
 #undef STATS_GET
-#define STATS_GET_TIME(name, text) out->name = (double)atomic_load(&stats.name##_ns) * 1e-9;
+#define STATS_GET_TIME(name, text) \
+    out->name = (double)(atomic_load(&now.name##_ns) - atomic_load(&at_reset.name##_ns)) * 1e-9;
     STATS_TIMES(STATS_GET_TIME)
 #undef STATS_GET_TIME
 }
@@ -27,12 +70,7 @@ void tsr_stats_get(tsr_stats *out)
 void tsr_stats_reset(void)
 {
     guard_check("tsr_stats_reset");
-#define STATS_ZERO(name, text) atomic_store(&stats.name, 0);
-    STATS_COUNTERS(STATS_ZERO)
-#undef STATS_ZERO
-#define STATS_ZERO_TIME(name, text) atomic_store(&stats.name##_ns, 0);
-    STATS_TIMES(STATS_ZERO_TIME)
-#undef STATS_ZERO_TIME
+    sum(&at_reset);
     stats_counters_reset();
 }
 
