@@ -19,7 +19,11 @@
  *   under shm the waiting thread takes the reply off the ring itself)
  *   (round trips, raw or not: the fastest of 10 bursts of 200, since the
  *   machine is shared and a burst that other work interrupted measures it;
- *   the AM round trip after 40 untimed bursts, measure.c's warm_up)
+ *   the AM round trip after 40 untimed bursts, measure.c's warm_up; the
+ *   64 B raw shared-memory, fast box and AM round trips, which the
+ *   transport table divides by one another, the fastest of 40 bursts each,
+ *   taken in turn so that the three see the same placement of the two
+ *   cores, paired.c)
  *   remote page fetch (fault + request + 4 KiB reply + mprotect), one page
  *   at a time and sequentially (readahead batches the fetches), and after a
  *   range check of the pages (runs of TSR_FETCH_AHEAD, no faults)
@@ -90,6 +94,7 @@ static int node_run(int argc, char **argv)
         bench_raw_udp();
         bench_raw_shm();
         bench_raw_rings();
+        bench_shm_paired();
         bench_am_echo();
         bench_page_fetch(101, 0, "page_fetch");
         bench_page_fetch(1, 0, "page_fetch_seq");

@@ -61,15 +61,30 @@ static inline void spin_turn(unsigned k)
 void bench_raw_tcp(void);
 void bench_raw_udp(void);
 void bench_raw_shm(void);
+/* The raw shared-memory ping-pong as a burst: its argument, of `len`
+ * bytes (collective), and its release. */
+void *shm_burst_open(size_t len);
+void shm_burst_close(void *arg);
+void shm_pingpong(const void *arg, long first, long rounds);
 /* `bytes` of shared memory mapped by nodes 0 and 1, zeroed. Collective. */
 void *raw_shared(size_t bytes);
 
 /* rings.c: the same ping-pong through the two message rings a message
  * layer over shared memory can build on, still outside Tessera. */
 void bench_raw_rings(void);
+/* The fast box's ping-pong of 64 bytes as a burst (collective). */
+void *box_burst_open(void);
+void box_burst_close(void *arg);
+void ring_pingpong(const void *arg, long first, long rounds);
+
+/* paired.c: the raw ping-pong, the fast box and the AM round trip of 64
+ * bytes over shm, burst after burst in turn. */
+void bench_shm_paired(void);
 
 /* ops.c: Tessera's operations. */
 void bench_am_echo(void);
+/* Node 0's AM round trips of *(size_t *)arg bytes to node 1, as a burst. */
+void echo_burst(const void *arg, long first, long rounds);
 void bench_page_fetch(int step, int checked, const char *name);
 void bench_lock(void);
 void bench_lock_third(void);

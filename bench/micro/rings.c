@@ -223,7 +223,7 @@ static void ring_send(ring_burst *b, int dir, const tsr_msg_hdr *h, const void *
         byte_send(&b->shared->bytes[dir].hdr, &b->tail_seen, h, payload);
 }
 
-static void ring_pingpong(const void *arg, long first, long rounds)
+void ring_pingpong(const void *arg, long first, long rounds)
 {
     ring_burst *b = (ring_burst *)arg;
     static char out[4096], in[4096];
@@ -246,10 +246,10 @@ static void ring_pingpong(const void *arg, long first, long rounds)
     }
 }
 
-void bench_raw_rings(void)
+/* ring.c's size is one per process: the shm backend's, which is BYTES at
+ * the nodes tsr_micro runs, or none under the other backends. */
+static void rings_setup(void)
 {
-    /* ring.c's size is one per process: the shm backend's, which is BYTES
-     * at the nodes tsr_micro runs, or none under the other backends. */
     if (!ring_size())
         ring_setup(BYTES);
     if (ring_size() != BYTES) {
@@ -257,10 +257,30 @@ void bench_raw_rings(void)
                 BYTES);
         exit(1);
     }
+}
+
+void *box_burst_open(void)
+{
+    rings_setup();
+    static ring_burst b;
+    b = (ring_burst){.shared = raw_shared(sizeof(rings)), .len = round_trip_sizes[0],
+                     .kind = KIND_BOX};
+    return &b;
+}
+
+void box_burst_close(void *arg)
+{
+    munmap(((ring_burst *)arg)->shared, sizeof(rings));
+}
+
+/* The byte and slot rings; the box's row is paired.c's. */
+void bench_raw_rings(void)
+{
+    rings_setup();
     rings *shared = raw_shared(sizeof(rings));
-    static const char *const kinds[3] = {"shm_ring", "shm_slots", "shm_box"};
-    for (int kind = 0; kind < 3; kind++)
-        for (int s = 0; s < (kind == KIND_BOX ? 1 : 2); s++) {
+    static const char *const kinds[2] = {"shm_ring", "shm_slots"};
+    for (int kind = 0; kind < 2; kind++)
+        for (int s = 0; s < 2; s++) {
             /* Each size starts from fresh rings: the counts restart. */
             if (tsr_node() == 0)
                 memset(shared, 0, sizeof *shared);
