@@ -12,8 +12,8 @@
  * (relaxed atomics, for the thread that reads them all): the four locked
  * adds a message cost on one shared line took 13% of a 64-byte AM round
  * trip over shm (tsr_micro: 0.318 against 0.275 us). A reader sums the
- * blocks. The named counters are
- * rarer, and stay locked adds on one word each.
+ * blocks. The named counters are rarer, and stay locked adds on one word
+ * each.
  */
 #ifndef TSR_STATS_H
 #define TSR_STATS_H

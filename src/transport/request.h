@@ -11,8 +11,9 @@
  * message can never make a handler write through a pointer it was given.
  *
  * Ids are never reused: each is a slot number plus the slot's own 64-bit
- * generation, one more at each opening. Opening an id is async-signal-safe (preallocated slots,
- * atomics only), since page fetches open them in the fault handler.
+ * generation, one more at each opening. Opening an id is async-signal-safe
+ * (preallocated slots, atomics only), since page fetches open them in the
+ * fault handler.
  */
 #ifndef TSR_REQUEST_H
 #define TSR_REQUEST_H

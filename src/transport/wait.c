@@ -65,10 +65,10 @@ static uint32_t going_to_sleep(waiter *w)
 
 /* After the spin: sleeps on the futex until the count reaches zero, or
  * until `deadline` (now_s() clock) if it is not negative. A wait that its
- * spin ended announces no sleep, and pays for no locked instruction: on a
- * round trip over shm, where the spin ends nearly every wait, the two it
- * saves are a tenth of the software's time. A signal (EINTR) or a
- * spurious wake-up only goes round the loop. Returns -1 if late. */
+ * spin ended announces no sleep: over shm, where the spin ends nearly
+ * every wait, that saves two locked instructions a round trip. A signal
+ * (EINTR) or a spurious wake-up only goes round the loop. Returns -1 if
+ * late. */
 static int sleep_until_done(waiter *w, double deadline)
 {
     int late = 0, announced = 0;
