@@ -62,7 +62,7 @@ void bench_raw_tcp(void);
 void bench_raw_udp(void);
 void bench_raw_shm(void);
 /* The raw shared-memory ping-pong as a burst: its argument, of `len`
- * bytes (collective), and its release. */
+ * bytes (collective; one open at a time), and its release. */
 void *shm_burst_open(size_t len);
 void shm_burst_close(void *arg);
 void shm_pingpong(const void *arg, long first, long rounds);
@@ -72,7 +72,8 @@ void *raw_shared(size_t bytes);
 /* rings.c: the same ping-pong through the two message rings a message
  * layer over shared memory can build on, still outside Tessera. */
 void bench_raw_rings(void);
-/* The fast box's ping-pong of 64 bytes as a burst (collective). */
+/* The fast box's ping-pong of 64 bytes as a burst (collective; one open
+ * at a time). */
 void *box_burst_open(void);
 void box_burst_close(void *arg);
 void ring_pingpong(const void *arg, long first, long rounds);
