@@ -114,49 +114,17 @@ static inline void cg_free_matrix(cg_matrix *a)
     free(a->val);
 }
 
-/* ---- Kernels on a band [a->lo, a->hi) or [lo, hi) ------------------------- */
+/* ---- Kernels on a band [a->lo, a->hi) or [lo, hi), in cg_kernels.c -------
+ * (app.h says why they are not inline). */
 
 /* q = A p on the matrix's rows; returns their part of p . q */
-static inline double cg_multiply(const cg_matrix *a, const double *p, double *q)
-{
-    double pq = 0.0;
-    for (long row = a->lo; row < a->hi; row++) {
-        double s = 0.0;
-        for (long e = a->start[row - a->lo]; e < a->start[row - a->lo + 1]; e++)
-            s += a->val[e] * p[a->col[e]];
-        q[row] = s;
-        pq += p[row] * s;
-    }
-    return pq;
-}
-
-static inline double cg_dot(const double *u, const double *v, long lo, long hi)
-{
-    double s = 0.0;
-    for (long i = lo; i < hi; i++)
-        s += u[i] * v[i];
-    return s;
-}
-
+double cg_multiply(const cg_matrix *a, const double *p, double *q);
+double cg_dot(const double *u, const double *v, long lo, long hi);
 /* x += alpha p, r -= alpha q; returns the band's part of the new r . r */
-static inline double cg_step(double *x, double *r, const double *p, const double *q, double alpha,
-                             long lo, long hi)
-{
-    double rr = 0.0;
-    for (long i = lo; i < hi; i++) {
-        x[i] += alpha * p[i];
-        r[i] -= alpha * q[i];
-        rr += r[i] * r[i];
-    }
-    return rr;
-}
-
+double cg_step(double *x, double *r, const double *p, const double *q, double alpha, long lo,
+               long hi);
 /* p = r + beta p */
-static inline void cg_new_direction(double *p, const double *r, double beta, long lo, long hi)
-{
-    for (long i = lo; i < hi; i++)
-        p[i] = r[i] + beta * p[i];
-}
+void cg_new_direction(double *p, const double *r, double beta, long lo, long hi);
 
 /* ---- The iteration -------------------------------------------------------- */
 

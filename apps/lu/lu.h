@@ -106,12 +106,7 @@ static inline void lu_init_blocks(double *const *blk, const lu_params *p, const 
 }
 
 /* ---- Block kernels (b x b, row-major), in lu_kernels.c ------------------
- * They live in their own translation unit, compiled alike into the
- * sequential, Tessera and MPI programs, so that all three run the same
- * machine code. Inlined here, gcc allocated registers differently in each
- * program: in the Tessera one it kept the interior update's pointer on the
- * stack, a load and a store every iteration, which made LU 20% slower than
- * MPI on an Intel host for no reason of the DSM's. */
+ * (app.h says why they are not inline). */
 
 /* In place: d = L U, L unit lower triangular (stored below the diagonal). */
 void lu_factor_diagonal(double *d, long b);

@@ -1,7 +1,5 @@
-/*
- * lu_kernels.c - the block kernels of blocked LU, one copy of the code for
- * every version (lu.h says why they are not inline).
- */
+/* lu_kernels.c - the block kernels of blocked LU, one copy of the code for
+ * every version (app.h says why they are not inline). */
 #include "lu.h"
 
 void lu_factor_diagonal(double *d, long b)

@@ -55,23 +55,9 @@ static inline void mm_init_rows(double *const *m, int which, long n, long lo, lo
             m[i][j] = mm_input(which, i, j);
 }
 
-/* Rows [lo, hi) of C = A x B. The i-k-j loop order streams rows of B and C
- * (unit stride, vectorisable) instead of walking columns of B. */
-static inline void mm_multiply_rows(double *const *c, double *const *a, double *const *b, long n,
-                                    long lo, long hi)
-{
-    for (long i = lo; i < hi; i++) {
-        double *ci = c[i];
-        for (long j = 0; j < n; j++)
-            ci[j] = 0.0;
-        for (long k = 0; k < n; k++) {
-            double aik = a[i][k];
-            const double *bk = b[k];
-            for (long j = 0; j < n; j++)
-                ci[j] += aik * bk[j];
-        }
-    }
-}
+/* Rows [lo, hi) of C = A x B. In mm_kernels.c (app.h says why). */
+void mm_multiply_rows(double *const *c, double *const *a, double *const *b, long n, long lo,
+                      long hi);
 
 /* An n x n private matrix: row pointers into one array. */
 static inline double **mm_alloc_private(long n)

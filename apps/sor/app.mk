@@ -1,9 +1,9 @@
 # Red-black SOR (Rice/Munin). Arguments: rows cols iterations (cols even).
 # Sequential times on the 2-core development machine: quick ~0.4 s, bench ~4.5 s.
 APPS += sor
-sor_SRCS       := apps/sor/sor.c
-sor_SEQ_SRCS   := apps/sor/sor_seq.c
-sor_MPI_SRCS   := apps/sor/sor_mpi.c
+sor_SRCS       := apps/sor/sor.c apps/sor/sor_kernels.c
+sor_SEQ_SRCS   := apps/sor/sor_seq.c apps/sor/sor_kernels.c
+sor_MPI_SRCS   := apps/sor/sor_mpi.c apps/sor/sor_kernels.c
 sor_TEST_ARGS  := 64 64 10
 sor_QUICK_ARGS := 2048 2048 100
 sor_BENCH_ARGS := 4096 4096 250
