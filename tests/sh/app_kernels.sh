@@ -32,7 +32,7 @@ for app in $(make -s print-APPS); do
     [ -n "$funcs" ] || bad "$app: $k defines no function"
     for prog in "$app" "${app}_mpi"; do
         if [ ! -x "$B/apps/$prog" ]; then
-            skip "$app: $B/apps/$prog is not built (make mpi-apps)"
+            skip "$app: $B/apps/$prog is not built (make mpi-apps, with the MPI compiler make bench-deps installs)"
             continue
         fi
         for f in $funcs; do
