@@ -69,13 +69,21 @@ extern __thread stats_own stats_mine;
  * of a thread may be its fault handler's). */
 void stats_claim(void);
 
+/* A thread's fault handler counts into the thread's own block, and may run
+ * between a load and a store here if the compiler put an access to shared
+ * memory there: its count would then be lost. It runs only at such an
+ * access, and the signal fences (no instruction, an order for the
+ * compiler alone) keep every access out of the pair. */
 static inline void stats_add(_Atomic uint64_t *c, uint64_t n)
 {
-    if (stats_mine.shared)
+    if (stats_mine.shared) {
         atomic_fetch_add_explicit(c, n, memory_order_relaxed);
-    else
-        atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
-                              memory_order_relaxed);
+        return;
+    }
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
 }
 
 #define STAT_ADD(field, n)                                      \
