@@ -90,7 +90,7 @@ static void fetch_by_message(fetch_run r, int home)
 {
     fetch_wait fw = {.r = r};
     am_msg m;
-    waiter_init_taken(&fw.w);
+    waiter_init_taken(&fw.w, home);
     am_post(home, &m, MSG_PAGE_REQ, r.first | (uint64_t)hlrc_mc_section() << 32,
             req_open(home, MSG_PAGE_REP, &fw),
             r.n | (uint64_t)r.stride << 32, NULL, 0);

@@ -412,7 +412,7 @@ void am_echo(int dest, const void *buf, size_t len, void *reply)
     if (len > MSG_BYTES_MAX)
         log_die("am_echo: %zu bytes is more than the %u an echo may carry", len, MSG_BYTES_MAX);
     echo_ctx ctx = {.reply = reply, .len = len};
-    waiter_init_taken(&ctx.w);
+    waiter_init_taken(&ctx.w, dest);
     am_send(dest, MSG_ECHO_REQ, 0, req_open(dest, MSG_ECHO_REP, &ctx), 0, buf, len);
     waiter_wait(&ctx.w);
 }

@@ -56,15 +56,18 @@ typedef struct tsr_backend {
     /* After the comm thread ended: releases the links. */
     void (*stop)(void);
     /* Optional (NULL: the comm thread receives everything). Lets a thread
-     * that spins for a reply take it off the links itself. polled(1) and
-     * polled(0) bracket the spin: meanwhile senders need not wake this
-     * node's comm thread, and take_replies() delivers every reply at the
-     * front of a link whose type am_direct() accepts, returning how
-     * many it delivered, and wakes the comm thread for anything else it finds.
-     * Any thread, async-signal-safe; polled(0) wakes the comm thread if
-     * something it left behind waits. */
-    void (*polled)(int on);
-    int (*take_replies)(void);
+     * that spins for a reply from `peer` take it off that peer's link
+     * itself. poll_begin(peer) returns 0 if the link is not one it can
+     * read (the comm thread then receives the reply); otherwise it and
+     * poll_end(peer) bracket the spin: meanwhile the peer need not wake
+     * this node's comm thread, and take_replies(peer) delivers the reply
+     * at the front of the link if am_direct() accepts it, returning how
+     * many it delivered, and wakes the comm thread for anything else it
+     * finds. Any thread, async-signal-safe; poll_end wakes the comm thread
+     * if something it left behind waits. */
+    int (*poll_begin)(int peer);
+    void (*poll_end)(int peer);
+    int (*take_replies)(int peer);
     /* Optional (NULL: am_poll does nothing). For am_poll, on an application
      * thread that holds the serve lock while the comm thread sleeps:
      * arrived() says at little cost whether anything waits on the links;

@@ -174,17 +174,11 @@ void core_expect_reply(void)
         backend->wake();
 }
 
-int core_replies_begin(void)
-{
-    if (!backend->take_replies)
-        return 0;
-    backend->polled(1);
-    return 1;
-}
+int core_replies_begin(int peer) { return backend->poll_begin && backend->poll_begin(peer); }
 
-int core_take_replies(void)
+int core_take_replies(int peer)
 {
-    int n = backend->take_replies();
+    int n = backend->take_replies(peer);
     if (n) /* most looks find nothing, and need no locked add */
         COUNTER_ADD(replies_taken, n);
     return n;
@@ -192,7 +186,7 @@ int core_take_replies(void)
 
 void core_count_wakeup(void) { COUNTER_ADD(comm_wakeups, 1); }
 
-void core_replies_end(void) { backend->polled(0); }
+void core_replies_end(int peer) { backend->poll_end(peer); }
 
 void core_wait_begin(void) { atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed); }
 

@@ -53,13 +53,13 @@ int core_serving(void);
 void core_post_self(am_msg *m);
 void core_expect_reply(void);
 
-/* For wait.c: a thread that spins for a reply takes it off the links
- * itself where the backend can (backend.h, take_replies). begin returns 0
- * when it cannot; take returns how many replies it delivered; end follows a
- * begin that returned 1. Async-signal-safe. */
-int core_replies_begin(void);
-int core_take_replies(void);
-void core_replies_end(void);
+/* For wait.c: a thread that spins for a reply from `peer` takes it off
+ * that peer's link itself where the backend can (backend.h, poll_begin).
+ * begin returns 0 when it cannot; take returns how many replies it
+ * delivered; end follows a begin that returned 1. Async-signal-safe. */
+int core_replies_begin(int peer);
+int core_take_replies(int peer);
+void core_replies_end(int peer);
 /* For wait.c: a thread waits (spinning or asleep) between the two, so the
  * comm thread may poll without taking a core from computation (hybrid).
  * Async-signal-safe. */

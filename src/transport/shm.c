@@ -17,11 +17,12 @@
  * a ring full queues the rest and raises the ring's want_space flag; the
  * reader rings the writer's bell when it frees space.
  *
- * A thread that spins for a reply takes it off the ring itself (shm_read.c)
- * while the comm thread sleeps, and raises its bell's `polled` count so
- * that senders do not wake the comm thread meanwhile; what it finds that is
- * not such a reply, it wakes the comm thread for. One consumer at a time:
- * each ring's `reading` lock is held by whichever thread copies out of it.
+ * A thread that spins for a reply takes it off its peer's ring itself
+ * (shm_read.c) while the comm thread sleeps, and raises that ring's
+ * `polled` count (ring.h) so that the peer does not wake the comm thread
+ * meanwhile; what it finds that is not such a reply, it wakes the comm
+ * thread for. One consumer at a time: each ring's `reading` lock is held
+ * by whichever thread copies out of it.
  *
  * The TCP mesh of the bootstrap stays open, carrying nothing: its end of
  * file says at once that a peer died. The comm thread looks at it, tsrun's
@@ -61,10 +62,9 @@ static size_t ring_bytes(int nodes) { return nodes <= 16 ? 256 * 1024 : 64 * 102
 typedef struct bell {
     _Atomic uint32_t seq;      /* bumped by each ring; the futex word */
     _Atomic uint32_t sleeping; /* the owner's comm thread is about to sleep, or sleeps */
-    _Atomic uint32_t polled;   /* the owner's threads that take their replies themselves */
     _Atomic int32_t pid;       /* published last: the owner's shared memory (below) */
     int32_t memory_fd[2];      /* core_shared_memory's, for transport_peer_memory */
-    char pad[40];
+    char pad[44];
 } bell;
 _Static_assert(sizeof(bell) == 64, "a bell fills one cache line");
 
@@ -137,13 +137,13 @@ void shm_bell(int n)
 }
 
 /* After a message was written to node n: its comm thread need not wake
- * while a thread of n's polls the rings (that thread wakes it, see
- * shm_polled, for whatever it does not take). One fence serves both looks,
- * at `polled` and at `sleeping`. */
+ * while a thread of n's polls the ring (that thread wakes it, see
+ * shm_poll_end, for whatever it does not take). One fence serves both
+ * looks, at the ring's `polled` and at the bell's `sleeping`. */
 static void bell_deliver(int n)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    if (!atomic_load_explicit(&bells[n].polled, memory_order_relaxed))
+    if (!ring_reader_polls(shm_ring(cfg.node, n)))
         bell_ring_fenced(n);
 }
 
@@ -220,18 +220,25 @@ static int flush(int dest)
     return wrote;
 }
 
+/* Only a peer's ring on this host can be polled: the replies of any
+ * other come to the comm thread. */
+static int shm_poll_begin(int peer)
+{
+    if (peer == cfg.node || !shm_here(peer))
+        return 0;
+    ring_polled(shm_ring(peer, cfg.node), 1);
+    return 1;
+}
+
 /* On leaving, whatever arrived after the last look is the comm thread's:
  * the fence orders the count's fall before that look (the sender does the
  * converse, bell_deliver). */
-static void shm_polled(int on)
+static void shm_poll_end(int peer)
 {
-    if (on) {
-        atomic_fetch_add(&bells[cfg.node].polled, 1);
-        return;
-    }
-    atomic_fetch_sub(&bells[cfg.node].polled, 1);
+    ring_hdr *r = shm_ring(peer, cfg.node);
+    ring_polled(r, -1);
     atomic_thread_fence(memory_order_seq_cst);
-    if (shm_rings_arrived())
+    if (ring_has_data(r))
         shm_bell(cfg.node);
 }
 
@@ -441,7 +448,8 @@ const tsr_backend shm_backend = {.name = "shm",
                                  .wake = shm_wake,
                                  .idle = shm_idle,
                                  .stop = shm_stop,
-                                 .polled = shm_polled,
+                                 .poll_begin = shm_poll_begin,
+                                 .poll_end = shm_poll_end,
                                  .take_replies = shm_take_replies,
                                  .arrived = shm_arrived,
                                  .receive = shm_receive,

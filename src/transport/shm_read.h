@@ -20,9 +20,9 @@ void shm_read_stop(void);
 int shm_receive_from(int src);
 /* Whether any ring to this node holds a message. */
 int shm_rings_arrived(void);
-/* backend.h's take_replies: a waiting thread takes the replies at the
- * front of the rings. Returns how many. */
-int shm_take_replies(void);
+/* backend.h's take_replies: a waiting thread takes the reply at the
+ * front of peer's ring. Returns how many it took. */
+int shm_take_replies(int peer);
 /* Reads ring (src, this node) to its end: src closed its socket, and its
  * MSG_BYE may still be in the ring. */
 void shm_drain_ring(int src);

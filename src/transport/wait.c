@@ -22,14 +22,14 @@ void waiter_done(waiter *w)
 static uint32_t count(waiter *w) { return atomic_load(&w->pending) & ~WAITER_SLEEPS; }
 
 /* The spin before sleeping, as TSR_PROGRESS says. A waiter for a reply it
- * may take (waiter_init_taken) polls the links itself where the backend
- * lets it (shm), so the reply needs no comm thread on this node; otherwise
- * the comm thread is told to poll for it. */
+ * may take (waiter_init_taken) polls its peer's link itself where the
+ * backend lets it (shm, a peer on this host), so the reply needs no comm
+ * thread on this node; otherwise the comm thread is told to poll for it. */
 static void spin(waiter *w)
 {
     if (cfg.progress == PROGRESS_BLOCK)
         return;
-    int direct = w->takes_reply && core_replies_begin();
+    int direct = w->reply_from >= 0 && core_replies_begin(w->reply_from);
     if (!direct)
         am_expect_reply();
     double until = now_s() + cfg.spin_us * 1e-6;
@@ -43,7 +43,7 @@ static void spin(waiter *w)
      * costs as much as a turn. */
     unsigned every = direct ? WAIT_YIELD_FOR_PEER : WAIT_YIELD_FOR_COMM;
     for (unsigned i = 1; count(w); i++) {
-        if (direct && core_take_replies())
+        if (direct && core_take_replies(w->reply_from))
             continue;
         if (i % every == 0) {
             if (cfg.progress == PROGRESS_HYBRID && now_s() > until)
@@ -54,7 +54,7 @@ static void spin(waiter *w)
         }
     }
     if (direct)
-        core_replies_end();
+        core_replies_end(w->reply_from);
 }
 
 /* Announces the sleep and returns the word to sleep on (see waiter_done). */

@@ -27,23 +27,24 @@
 
 typedef struct waiter {
     _Atomic uint32_t pending; /* replies still expected, and WAITER_SLEEPS */
-    int takes_reply;          /* waiter_init_taken: it may take its reply itself */
+    int reply_from;           /* waiter_init_taken's peer, or -1 */
 } waiter;
 
 static inline void waiter_init(waiter *w, uint32_t count)
 {
     atomic_store(&w->pending, count);
-    w->takes_reply = 0;
+    w->reply_from = -1;
 }
-/* A waiter for one reply of a type registered with am_register_direct:
- * while it spins, it takes the reply off the link itself where the backend
- * lets it (shm), and the comm thread is not asked to poll. Any other waiter
- * leaves its replies to the comm thread, which polls for them (hybrid):
- * that thread has their handlers to run anyway. */
-static inline void waiter_init_taken(waiter *w)
+/* A waiter for one reply from `peer`, of a type registered with
+ * am_register_direct: while it spins, it takes the reply off that peer's
+ * link itself where the backend lets it (shm, a peer on this host), and
+ * the comm thread is not asked to poll. Any other waiter leaves its
+ * replies to the comm thread, which polls for them (hybrid): that thread
+ * has their handlers to run anyway. */
+static inline void waiter_init_taken(waiter *w, int peer)
 {
     waiter_init(w, 1);
-    w->takes_reply = 1;
+    w->reply_from = peer;
 }
 /* Counts one reply; at zero wakes the waiting thread if it sleeps (one
  * that spins, or that took the reply off the ring itself, costs no system
