@@ -20,8 +20,9 @@
 /* How many turns a spinning thread lets pass between offers of its core
  * (sched_yield): often when what it waits for needs this node's comm
  * thread, which may share the core; seldom when the work is on the peer's
- * core (wait.c gives the measurements). The comm thread offers its core
- * as often when idle. */
+ * core (wait.c gives the measurements). The comm thread, when idle,
+ * offers its core as often while a thread takes it, and as seldom while
+ * none does (core.c, offer_core). */
 #define WAIT_YIELD_FOR_COMM 8
 #define WAIT_YIELD_FOR_PEER 64
 
