@@ -20,7 +20,7 @@ import statistics
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from micro_report import ROOT, commit, load
 ROWS = ("shm_busy_64", "shm_box_64", "am_echo_64")
 
 
@@ -44,13 +44,10 @@ def one_run():
 
 def heading():
     """The run's date, commit and load, as micro_report.py gives them."""
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or "unknown"
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     return (f"# bench/am_ratio.py: the 64 B AM round trip over shm against the raw "
-            f"ping-pong\n\n{when}, commit {commit}, {os.cpu_count()} cores; load average "
-            f"(1, 5, 15 min) {load} before.\n")
+            f"ping-pong\n\n{when}, commit {commit()}, {os.cpu_count()} cores; load average "
+            f"(1, 5, 15 min) {load()} before.\n")
 
 
 def spread(xs):
