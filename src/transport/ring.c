@@ -8,22 +8,6 @@
 
 #include "transport/stream.h"
 
-/* A message this node receives may answer one it sent: the request went
- * out through one ring and the reply came back through another, by way of
- * another process, which ThreadSanitizer cannot follow (it follows TCP,
- * through the socket). Each write releases, and each read acquires, one
- * address, so that it sees what is true: the sender's writes happened
- * before whatever the reply's handler does. Nothing outside that build. */
-#ifdef __SANITIZE_THREAD__
-#include <sanitizer/tsan_interface.h>
-static char causality;
-static void sent_causally(void) { __tsan_release(&causality); }
-static void received_causally(void) { __tsan_acquire(&causality); }
-#else
-static void sent_causally(void) {}
-static void received_causally(void) {}
-#endif
-
 static size_t size;
 
 void ring_setup(size_t bytes) { size = bytes; }
@@ -53,7 +37,6 @@ int ring_write(ring_hdr *r, uint64_t *tail_seen, am_msg *m)
     const void *base[3];
     size_t len[3];
     int n = tx_pieces(m, base, len);
-    sent_causally();
     for (int i = 0; i < n && left; i++) {
         size_t k = len[i] < left ? len[i] : left, off = (size_t)(head % size);
         size_t first = k < size - off ? k : size - off;
@@ -81,7 +64,6 @@ int ring_box_post(ring_hdr *r, am_msg *m)
     if (m->sent || sizeof m->hdr + m->hdr.len > RING_BOX_BYTES ||
         atomic_load_explicit(&b->taken, memory_order_acquire) != posted)
         return 0;
-    sent_causally();
     memcpy(b->msg, &m->hdr, sizeof m->hdr);
     if (m->hdr.len) /* an empty message's payload may be NULL */
         memcpy(b->msg + sizeof m->hdr, m->payload, m->hdr.len);
@@ -110,7 +92,6 @@ uint64_t ring_box_before(ring_hdr *r, uint64_t tail, uint64_t avail, int *box_ne
 size_t ring_box_copy(ring_hdr *r, void *buf)
 {
     tsr_msg_hdr h;
-    received_causally();
     memcpy(&h, r->box.msg, sizeof h);
     if (h.len > RING_BOX_BYTES - sizeof h)
         return 0;
@@ -128,7 +109,6 @@ void ring_box_free(ring_hdr *r)
 void ring_read(ring_hdr *r, uint64_t pos, void *dst, size_t n)
 {
     size_t off = (size_t)(pos % size), first = n < size - off ? n : size - off;
-    received_causally();
     memcpy(dst, data_of(r) + off, first);
     memcpy((char *)dst + first, data_of(r), n - first);
 }
