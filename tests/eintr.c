@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -35,8 +36,24 @@ static unsigned per_mille(const char *name)
     return v ? (unsigned)atoi(v) : 0;
 }
 
+/* The programs that only carry a job to its nodes: tsrun's ssh stand-in
+ * (tests/loopback_ssh) runs under bash, env and sh, and inherits the
+ * preload. A shell gives up on a script whose read was interrupted
+ * ("Interrupted system call", exit 126), which is the shell's way, not a
+ * loop of Tessera's; a real ssh would not pass the preload on anyway. */
+static int carrier(void)
+{
+    static const char *const names[] = {"bash", "sh", "dash", "env", "timeout"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(program_invocation_short_name, names[i]))
+            return 1;
+    return 0;
+}
+
 __attribute__((constructor)) static void setup(void)
 {
+    if (carrier())
+        return;
     eintr_per_mille = per_mille("EINTR_PER_MILLE");
     short_per_mille = per_mille("SHORT_PER_MILLE");
 }
