@@ -25,7 +25,7 @@ MPICC   ?= mpicc
 
 OBJCOPY ?= objcopy
 
-LIB_SRCS := $(wildcard src/*/*.c)
+LIB_SRCS := $(wildcard src/*/*.c src/*/*/*.c)
 LIB_SRCS := $(filter-out src/launcher/%,$(LIB_SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TSRUN    := $(BUILD)/bin/tsrun
@@ -45,7 +45,7 @@ LIBSO      := $(BUILD)/lib/libtessera.so
 LIBINT     := $(BUILD)/lib/libtessera_internal.a
 # A test or benchmark that includes a runtime header ("layer/name.h") links
 # LIBINT; every other program links libtessera.a as a user's program would.
-INTERNAL_USERS := $(shell grep -l '^\#include "[a-z]*/[a-z_]*\.h"' tests/mp/*.c bench/*.c)
+INTERNAL_USERS := $(shell grep -l '^\#include "[a-z]*/[a-z_/]*\.h"' tests/mp/*.c bench/*.c)
 lib_for = $(if $(filter $(1),$(INTERNAL_USERS)),$(LIBINT),$(LIBA))
 
 .PHONY: all lib apps parmacs mpi-apps tests examples run test prove bench bench-quick bench-micro bench-deps benches install deps clean cas

@@ -4,7 +4,7 @@
  * their pages consistent already.
  */
 #include "coherence/coherence.h"
-#include "coherence/hlrc.h"
+#include "coherence/hlrc/hlrc.h"
 #include "detect/detect.h"
 #include "memory/region.h"
 #include "micro.h"

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "coherence/munin_int.h"
+#include "coherence/munin/munin_int.h"
 #include "coherence/payload.h"
 #include "coherence/protocol.h"
 #include "sync/collective.h"

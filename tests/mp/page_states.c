@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <sys/mman.h>
 
-#include "coherence/hlrc.h"
+#include "coherence/hlrc/hlrc.h"
 #include "memory/region.h"
 #include "util/config.h"
 #include "tessera.h"

@@ -19,7 +19,7 @@
  * `all` and exact detection none, since none is written. */
 #include <stdio.h>
 
-#include "coherence/hlrc.h"
+#include "coherence/hlrc/hlrc.h"
 #include "memory/region.h"
 #include "tessera.h"
 #include "counter.h"

@@ -9,7 +9,7 @@
 # The functions and variables include/*.h declares (tessera.h, the Munin,
 # TreadMarks and JIAJIA headers): each declaration starts with TSR_API.
 # And the C library functions it interposes on purpose (src/detect/chain.c).
-sed -n 's/^INTERPOSE [^(]*[ *]\([a-z_]*\)(.*/\1/p' src/*/*.c >"$LOG/interposed"
+sed -n 's/^INTERPOSE [^(]*[ *]\([a-z_]*\)(.*/\1/p' src/*/*.c src/*/*/*.c >"$LOG/interposed"
 { sed -n 's/^TSR_API [^(]*[ *]\([A-Za-z_][A-Za-z0-9_]*\)(.*/\1/p' include/*.h
   sed -n 's/^extern TSR_API [^;]*[ *]\([A-Za-z_][A-Za-z0-9_]*\);.*/\1/p' include/*.h
   cat "$LOG/interposed"; } | sort >"$LOG/api"

@@ -42,7 +42,7 @@
 #include <string.h>
 
 #include "coherence/diff.h"
-#include "coherence/hlrc.h"
+#include "coherence/hlrc/hlrc.h"
 #include "coherence/outbox.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"

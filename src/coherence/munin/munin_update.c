@@ -5,7 +5,7 @@
  * destination with all its diffs. Receivers apply them to their copies;
  * the manager also relays a non-manager's diffs to the other copy holders.
  */
-#include "coherence/munin_int.h"
+#include "coherence/munin/munin_int.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * master copy and invalidate the others before they grant. A request that
  * finds its page in such a transaction waits for the transaction's end.
  */
-#include "coherence/munin_int.h"
+#include "coherence/munin/munin_int.h"
 
 #include <pthread.h>
 #include <stdlib.h>

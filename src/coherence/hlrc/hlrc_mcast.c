@@ -34,7 +34,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "coherence/hlrc.h"
+#include "coherence/hlrc/hlrc.h"
 #include "coherence/protocol.h"
 #include "memory/region.h"
 #include "multicast/multicast.h"

@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "coherence/hlrc.h"
+#include "coherence/hlrc/hlrc.h"
 #include "coherence/notice.h"
 #include "coherence/protocol.h"
 #include "memory/region.h"

@@ -16,7 +16,7 @@
  * (lrc_gc.c): an exchange like a barrier's, which the runtime holds at the
  * points where each node synchronizes holding no lock.
  */
-#include "coherence/lrc.h"
+#include "coherence/lrc/lrc.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"
 #include "stats/stats.h"

@@ -40,7 +40,7 @@
  * barrier the updates go without acks and the barrier makes each receiver
  * wait for the number it was sent (coh_counted_arrival).
  */
-#include "coherence/munin_int.h"
+#include "coherence/munin/munin_int.h"
 
 #include <stdlib.h>
 

@@ -13,7 +13,7 @@
  * yet); a page updated in QUIET_EPOCHS epochs that reached nobody is taken
  * to be private and frozen too.
  */
-#include "coherence/munin_int.h"
+#include "coherence/munin/munin_int.h"
 
 #include <stdlib.h>
 #include <string.h>

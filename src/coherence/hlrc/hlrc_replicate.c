@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "coherence/coherence.h"
-#include "coherence/hlrc.h"
+#include "coherence/hlrc/hlrc.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"
 #include "memory/region.h"

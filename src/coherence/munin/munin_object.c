@@ -3,7 +3,7 @@
  * protocol of their annotation, the collective changes of that protocol,
  * and the return of a node's copies to their managers.
  */
-#include "coherence/munin_int.h"
+#include "coherence/munin/munin_int.h"
 
 #include <stdlib.h>
 #include <string.h>

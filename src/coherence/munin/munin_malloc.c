@@ -16,7 +16,7 @@
  * each has, and only then gives them back: a later allocation finds pages
  * that no protocol keeps, and each node adopts them afresh.
  */
-#include "coherence/munin_int.h"
+#include "coherence/munin/munin_int.h"
 
 #include <string.h>
 

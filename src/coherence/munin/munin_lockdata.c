@@ -7,7 +7,7 @@
  * as Munin's frame of the lock's payloads (protocol.h): the manager keeps
  * them as the last holder left them, for the next grant or reader.
  */
-#include "coherence/munin_int.h"
+#include "coherence/munin/munin_int.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "coherence/adopt.h"
-#include "coherence/lrc.h"
+#include "coherence/lrc/lrc.h"
 #include "coherence/protocol.h"
 #include "memory/region.h"
 #include "util/config.h"

@@ -4,7 +4,7 @@
  * (or, with I set, invalidates) every other copy before it answers, so the
  * result is visible to all once the caller has it.
  */
-#include "coherence/munin_int.h"
+#include "coherence/munin/munin_int.h"
 
 #include <stdlib.h>
 #include <string.h>

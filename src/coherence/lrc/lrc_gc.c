@@ -44,7 +44,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "coherence/lrc.h"
+#include "coherence/lrc/lrc.h"
 #include "stats/stats.h"
 #include "transport/transport.h"
 #include "transport/wait.h"

@@ -48,7 +48,7 @@
 
 #include "coherence/coherence.h"
 #include "coherence/diff.h"
-#include "coherence/lrc.h"
+#include "coherence/lrc/lrc.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"
 #include "memory/region.h"

@@ -7,7 +7,7 @@
  * mmap'd alone. The bytes in use, and their peak, are what garbage
  * collection bounds (TSR_LRC_GC_BYTES).
  */
-#include "coherence/lrc.h"
+#include "coherence/lrc/lrc.h"
 
 #include <stdatomic.h>
 #include <sys/mman.h>

@@ -32,7 +32,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "coherence/lrc.h"
+#include "coherence/lrc/lrc.h"
 #include "coherence/protocol.h"
 #include "memory/region.h"
 #include "multicast/multicast.h"

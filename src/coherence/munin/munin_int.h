@@ -21,7 +21,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "coherence/munin.h"
+#include "coherence/munin/munin.h"
 #include "coherence/outbox.h"
 #include "coherence/payload.h"
 #include "memory/region.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "coherence/coherence.h"
-#include "coherence/munin.h"
+#include "coherence/munin/munin.h"
 #include "memory/region.h"
 #include "sync/sync.h"
 #include "util/config.h"

@@ -6,7 +6,7 @@
  * mu_fault runs in the SIGSEGV handler: requests are posted with am_post
  * from messages on the stack, and the waits spin and sleep on a futex.
  */
-#include "coherence/munin_int.h"
+#include "coherence/munin/munin_int.h"
 
 #include <string.h>
 
