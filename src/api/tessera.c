@@ -69,6 +69,11 @@ int tsr_init(int *argc, char ***argv)
 void tsr_finalize(void)
 {
     guard_check("tsr_finalize");
+    int32_t held;
+    if (lock_held_list(&held, 1))
+        log_die("tsr_finalize: called while holding lock %d (%d held in all); release every lock "
+                "with tsr_unlock first: a node waiting for one would wait forever", (int)held,
+                lock_held_count());
     ga_fence_all();
     fork_finish();
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);

@@ -29,19 +29,18 @@ static uint64_t *waiting;
 
 static int manager_of(int id) { return (TSR_MAX_LOCKS + id) % cfg.nodes; }
 
-/* A flag id from the wire that this node manages, or -1. */
+/* A flag id from the wire (below TSR_MAX_FLAGS: ARG_FLAG) if this node
+ * manages it, else -1. */
 static int wire_flag(const tsr_msg_hdr *h)
 {
-    if (h->arg[0] >= TSR_MAX_FLAGS || manager_of((int)h->arg[0]) != cfg.node)
-        return -1;
-    return (int)h->arg[0];
+    return manager_of((int)h->arg[0]) == cfg.node ? (int)h->arg[0] : -1;
 }
 
 static void on_set(int src, const tsr_msg_hdr *h, void *payload)
 {
     int id = wire_flag(h);
     if (id < 0) {
-        am_reject(src, h, "a flag out of range or not managed here");
+        am_reject(src, h, "a flag not managed here");
         return;
     }
     up[id] = h->type == MSG_FLAG_SET;
@@ -61,7 +60,7 @@ static void on_wait(int src, const tsr_msg_hdr *h, void *payload)
     int id = wire_flag(h);
     uint64_t *w = id < 0 ? NULL : &waiting[(size_t)id * cfg.nodes + src];
     if (!w || *w) {
-        am_reject(src, h, "a flag out of range, not managed here, or waited for twice");
+        am_reject(src, h, "a flag not managed here, or waited for twice");
         return;
     }
     if (up[id])

@@ -160,8 +160,9 @@ static void bounce(int id, int node, const void *req, size_t rlen)
                 rlen);
 }
 
-/* A request of `node` forwarded to this node for its cycle `cycle` of lock
- * id: kept as the successor if that cycle is on, else sent back. */
+/* A request of `node` (a node of the job: ARG_NODE) forwarded to this node
+ * for its cycle `cycle` of lock id: kept as the successor if that cycle is
+ * on, else sent back. */
 const char *lock_forwarded(int id, int node, uint32_t cycle, const void *req, size_t rlen)
 {
     if (node == cfg.node)
@@ -257,6 +258,15 @@ int lock_held_here(int id) { return held_here[id]; }
 
 int lock_held_count(void) { return nheld; }
 
+int lock_held_list(int32_t *out, int max)
+{
+    int n = 0;
+    for (int id = 0; id < COH_LOCK_SLOTS; id++)
+        if (held_here[id] && n++ < max)
+            out[n - 1] = id;
+    return n;
+}
+
 void lock_count_releases(uint32_t *sent)
 {
     for (int j = 0; j < cfg.nodes; j++)
@@ -305,6 +315,7 @@ void lock_acquire(int id)
     stall_wait(&grant.w, id);
     held_here[id] = 1;
     nheld++;
+    stall_moved();
     lock_own(coh_lock_acquire(id, grant.payload, grant.len)
                  ? "its protocols refused a checked grant" : NULL, id);
     free(grant.payload);
@@ -324,6 +335,7 @@ void lock_release(int id)
     coh_release();
     held_here[id] = 0;
     nheld--;
+    stall_moved();
     pbuf out = {0};
     pthread_mutex_lock(&node_mutex);
     successor next = mine[id].next;

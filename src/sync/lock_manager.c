@@ -32,10 +32,14 @@ typedef struct peeker {
 typedef struct asker {
     uint32_t cycle; /* its last request cycle (cycles count up by one) */
     uint8_t open;
-    int16_t succ;   /* the node whose request went to it in that cycle, or -1 */
+    int16_t succ;   /* the node whose request went to it in that cycle, or NO_NODE */
     int16_t bounce; /* the node whose request it owes back (its release
-                     * crossed that forward), or -1 */
+                     * crossed that forward), or NO_NODE */
 } asker;
+
+/* "Nobody" in succ and bounce. A node named by a message is one of the job
+ * (ARG_NODE), so it never matches. */
+#define NO_NODE (-1)
 
 /* Manager state of one lock: the last node that asked (-1: the lock is
  * free here) and the cycle of its request; the requests it queues itself
@@ -117,7 +121,7 @@ const char *lock_mgr_acquire(int id, int node, uint32_t cycle, const void *req, 
     uint32_t tail_cycle = l->tail_cycle;
     if (!why) {
         asker *a = asker_of(id, node);
-        *a = (asker){cycle, 1, -1, a->bounce};
+        *a = (asker){cycle, 1, NO_NODE, a->bounce};
         if (tail >= 0 && !cfg.handoff_via_manager)
             asker_of(id, tail)->succ = (int16_t)node;
         l->tail = node;
@@ -162,7 +166,7 @@ const char *lock_mgr_release(int id, int node, uint32_t cycle, const void *paylo
     if (!why && coh_lock_merge(id, node, payload, len))
         why = "a malformed release";
     if (!why) {
-        *a = (asker){a->cycle, 0, -1, a->succ};
+        *a = (asker){a->cycle, 0, NO_NODE, a->succ};
         for (peeker *pk = l->peekers, *next; pk; pk = next) {
             next = pk->next;
             answer_peek(id, pk->node, pk->reply);
@@ -192,9 +196,10 @@ const char *lock_mgr_bounced(int id, int from, int node, const void *req, size_t
         return "a malformed request";
     pthread_mutex_lock(&mgr_mutex);
     asker *a = asker_of(id, from);
-    const char *why = a->bounce == node ? NULL : "a bounce of a request the node does not owe";
+    int owed = a->bounce != NO_NODE && a->bounce == node;
+    const char *why = owed ? NULL : "a bounce of a request the node does not owe";
     if (!why) {
-        a->bounce = -1;
+        a->bounce = NO_NODE;
         mgr_grant(id, node, req, rlen);
     }
     pthread_mutex_unlock(&mgr_mutex);
@@ -273,7 +278,7 @@ void lock_manager_init(void)
     for (int id = 0; id < COH_LOCK_SLOTS; id++)
         mgr[id].tail = -1;
     for (size_t k = 0; k < nask; k++)
-        askers[k].succ = askers[k].bounce = -1;
+        askers[k].succ = askers[k].bounce = NO_NODE;
     am_register(MSG_LOCK_ACQ, on_lock_acq);
     am_register(MSG_LOCK_BOUNCE, on_lock_bounce);
     am_register(MSG_LOCK_REL, on_lock_rel);

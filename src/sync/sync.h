@@ -36,6 +36,10 @@ int lock_held_here(int id);
 void lock_peek(int id);
 /* How many locks this node holds. */
 int lock_held_count(void);
+/* The slots of the locks this node holds, at most `max` of them, into
+ * out[]; returns how many it holds (the stall detector asks, from the comm
+ * thread). */
+int lock_held_list(int32_t *out, int max);
 /* At a barrier arrival: adds the releases sent to each manager since the
  * last barrier to sent[] (the barrier's counted messages). */
 void lock_count_releases(uint32_t *sent);

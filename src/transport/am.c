@@ -93,9 +93,13 @@ static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, con
 
 /* The shutdown handshake (MSG_BYE) is not counted: it follows the moment
  * tsr_finalize takes the statistics, and a peer that takes them later would
- * count as received what its sender never counted as sent. Heartbeats are
- * not counted either: they come at any time, that moment included. */
-static int counted(int type) { return type != MSG_BYE && type != MSG_HEARTBEAT; }
+ * count as received what its sender never counted as sent. Heartbeats and
+ * the stall detector's questions and answers are not counted either: they
+ * come at any time, that moment included. */
+static int counted(int type)
+{
+    return type != MSG_BYE && type != MSG_HEARTBEAT && type != MSG_WHERE_ASK && type != MSG_WHERE;
+}
 
 static void count_sent(const am_msg *m)
 {
@@ -249,6 +253,43 @@ static const char *len_broken(const tsr_msg_hdr *h)
     }
 }
 
+static int lock_broken(uint64_t a)
+{
+    return a >= MSG_PROGRAM_LOCKS && (a < MSG_FLAG_LOCKS || a >= MSG_FLAG_LOCKS + MSG_FLAGS);
+}
+
+/* Whether argument a breaks `rule`; every value that indexes a table is
+ * bounded here, before any handler reads it. */
+static int arg_bad(int rule, uint64_t a)
+{
+    switch (rule) {
+    case ARG_PAGE:
+        return a >= npages;
+    case ARG_COUNT:
+        return a > npages;
+    case ARG_PAGE32:
+        return (uint32_t)a >= npages;
+    case ARG_LOCK:
+        return lock_broken(a);
+    case ARG_NODE:
+        return a >= (uint64_t)cfg.nodes;
+    case ARG_NODE_OR_ALL:
+        return a != UINT64_MAX && a >= (uint64_t)cfg.nodes;
+    case ARG_U32:
+        return a > UINT32_MAX;
+    case ARG_FLAG:
+        return a >= MSG_FLAGS;
+    case ARG_LOCK_OR_NONE:
+        return a != UINT64_MAX && a >= MSG_PROGRAM_LOCKS + MSG_FLAGS;
+    case ARG_GA_GET:
+    case ARG_GA_PUT:
+        return (a & 0xffff) >= MSG_GA_SEGS ||
+               (rule == ARG_GA_GET && ((a >> 16 & 0xffff) == 0 || (a >> 16 & 0xffff) > MSG_GA_CHUNK));
+    default: /* ARG_ANY; ARG_REPLY is checked against the request table */
+        return 0;
+    }
+}
+
 static const char *arg_broken(int rule, uint64_t a)
 {
     static const char *const what[] = {
@@ -257,33 +298,14 @@ static const char *arg_broken(int rule, uint64_t a)
         [ARG_COUNT] = "more entries than the region has pages",
         [ARG_LOCK] = "a lock id out of range",
         [ARG_NODE] = "a node outside the job",
+        [ARG_NODE_OR_ALL] = "a node outside the job",
+        [ARG_U32] = "a number past 32 bits",
+        [ARG_FLAG] = "a flag id out of range",
+        [ARG_LOCK_OR_NONE] = "a lock slot out of range",
         [ARG_GA_GET] = "a segment id or read length out of range",
         [ARG_GA_PUT] = "a segment id out of range",
     };
-    int bad;
-    switch (rule) {
-    case ARG_PAGE:
-    case ARG_COUNT:
-        bad = rule == ARG_PAGE ? a >= npages : a > npages;
-        break;
-    case ARG_PAGE32:
-        bad = (uint32_t)a >= npages;
-        break;
-    case ARG_LOCK:
-        bad = a >= MSG_PROGRAM_LOCKS && (a < MSG_FLAG_LOCKS || a >= MSG_FLAG_LOCKS + MSG_FLAGS);
-        break;
-    case ARG_NODE:
-        bad = (int64_t)a != -1 && a >= (uint64_t)cfg.nodes;
-        break;
-    case ARG_GA_GET:
-    case ARG_GA_PUT:
-        bad = (a & 0xffff) >= MSG_GA_SEGS ||
-              (rule == ARG_GA_GET && ((a >> 16 & 0xffff) == 0 || (a >> 16 & 0xffff) > MSG_GA_CHUNK));
-        break;
-    default: /* ARG_ANY; ARG_REPLY is checked against the request table */
-        bad = 0;
-    }
-    return bad ? what[rule] : NULL;
+    return arg_bad(rule, a) ? what[rule] : NULL;
 }
 
 /* am_check, rejecting what breaks the rule only if `report`. */

@@ -248,10 +248,8 @@ static void on_abort(int src, const tsr_msg_hdr *h, void *payload)
 {
     char cause[512];
     snprintf(cause, sizeof cause, "%.*s", (int)(h->len < 511 ? h->len : 511), (char *)payload);
-    int64_t failed = (int64_t)h->arg[0];
-    if (failed < -1 || failed >= cfg.nodes)
-        failed = src; /* a node id from the wire is checked, like everything else */
-    stop_because((int)failed, cause, src);
+    /* ARG_NODE_OR_ALL: a node of the job, or -1 when the whole job failed. */
+    stop_because((int)(int64_t)h->arg[0], cause, src);
 }
 
 static void on_bye(int src, const tsr_msg_hdr *h, void *payload)

@@ -8,11 +8,16 @@
  * pairs, which this target writes and reads.
  *
  * The state checks (who holds, who asked, who owes a bounce, who arrived)
- * only show over several messages, so each input is a sequence of small
- * records, each one message with small arguments:
+ * only show over several messages, so each input is a sequence of records,
+ * each one message:
  *
  *   u8 type (one of the synchronization types), u8 sender (1..3),
- *   u8 lock, u8 node, u8 cycle, u8 payload length, then the payload.
+ *   u8 wide, u8 payload length, u64 arg[3], then the payload.
+ *
+ * Argument i is the record's whole 64-bit value if bit i of `wide` is set
+ * (-1, the job's size, a huge id, a wrapped count: the rules of msg.h must
+ * stop them), else that value reduced to the small range the state checks
+ * need (lock % 8, node % 4, cycle % 4; epoch % 2 for barrier messages).
  *
  * Arrivals all carry the same collective call (a zero signature). After
  * each input, every peer sends an echo request and reads until its
@@ -40,9 +45,11 @@
 
 static int far_end[NODES];
 
-static const int types[] = {MSG_LOCK_ACQ,   MSG_LOCK_FWD,  MSG_LOCK_BOUNCE,
-                            MSG_LOCK_GRANT, MSG_LOCK_REL,  MSG_LOCK_PEEK,
-                            MSG_LOCK_DATA,  MSG_BARRIER_ARRIVE, MSG_BARRIER_DONE};
+static const int types[] = {MSG_LOCK_ACQ,   MSG_LOCK_FWD,      MSG_LOCK_BOUNCE,
+                            MSG_LOCK_GRANT, MSG_LOCK_REL,      MSG_LOCK_PEEK,
+                            MSG_LOCK_DATA,  MSG_BARRIER_ARRIVE, MSG_BARRIER_DONE,
+                            MSG_FLAG_SET,   MSG_FLAG_CLEAR,    MSG_FLAG_WAIT,
+                            MSG_FLAG_UP,    MSG_WHERE_ASK,     MSG_WHERE};
 
 static void setup(void)
 {
@@ -68,6 +75,8 @@ static void setup(void)
     lrc_protocol.init();
     lock_init();
     barrier_init();
+    flag_init();
+    stall_init();
     transport_start();
 }
 
@@ -114,19 +123,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         setup();
         ready = 1;
     }
-    enum { RECORD = 6 };
+    enum { RECORD = 4 + 3 * 8 };
     while (size >= RECORD) {
-        uint8_t type = data[0], src = data[1], lock = data[2], node = data[3], cycle = data[4];
-        uint32_t len = data[5];
+        uint8_t type = data[0], src = data[1], wide = data[2];
+        uint32_t len = data[3];
+        uint64_t arg[3];
+        memcpy(arg, data + 4, sizeof arg);
         data += RECORD;
         size -= RECORD;
         if (len > size)
             len = (uint32_t)size;
         int s = 1 + src % (NODES - 1);
         int t = types[type % (sizeof types / sizeof *types)];
-        uint64_t arg[3] = {lock % 8, node % NODES, cycle % 4};
+        uint64_t small[3] = {8, NODES, 4};
         if (t == MSG_BARRIER_ARRIVE || t == MSG_BARRIER_DONE)
-            arg[0] = cycle % 2;
+            small[0] = 2;
+        for (int i = 0; i < 3; i++)
+            if (!(wide >> i & 1))
+                arg[i] %= small[i];
         /* Every arrival makes the same collective call: one that does not
          * stops the job as misuse (sync/collective.c), which is no bug. */
         uint8_t payload[255];

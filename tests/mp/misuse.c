@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tessera.h"
@@ -30,6 +31,58 @@ static void on_other_thread(void *(*fn)(void *))
 }
 
 static int last(void) { return tsr_node() == tsr_nodes() - 1; }
+
+/* Node 0's child calls tsr_barrier; node 0 reports how the child ended. */
+static void fork_call(void)
+{
+    if (tsr_node())
+        return;
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0) {
+        tsr_barrier();
+        _exit(0);
+    }
+    int status;
+    waitpid(child, &status, 0);
+    printf("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
+/* Node 1 holds lock 1 and enters a barrier; node 0 waits for lock 1. */
+static void deadlock_lock_barrier(void)
+{
+    if (tsr_node() == 1)
+        tsr_lock(1);
+    tsr_barrier(); /* node 1 holds the lock from here */
+    if (tsr_node() == 0)
+        tsr_lock(1);
+    tsr_barrier();
+}
+
+/* Each node holds lock `node` and waits for the next node's. */
+static void deadlock_locks(void)
+{
+    int me = tsr_node();
+    tsr_lock(me);
+    tsr_barrier(); /* every node holds its lock from here */
+    tsr_lock((me + 1) % tsr_nodes());
+}
+
+/* No deadlock: the last node holds lock 1 for 3 s while the others wait
+ * for it, then lets it go. */
+static void long_hold(void)
+{
+    if (last())
+        tsr_lock(1);
+    tsr_barrier();
+    if (last()) {
+        sleep(3);
+        tsr_unlock(1);
+    } else {
+        tsr_lock(1);
+        tsr_unlock(1);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -66,6 +119,22 @@ int main(int argc, char **argv)
             sleep(30); /* holds lock 1 while the others want it */
         tsr_lock(1);
         tsr_unlock(1);
+    }
+    if (!strcmp(mode, "fork_call"))
+        fork_call();
+    if (!strcmp(mode, "deadlock_lock_barrier"))
+        deadlock_lock_barrier();
+    if (!strcmp(mode, "deadlock_locks"))
+        deadlock_locks();
+    if (!strcmp(mode, "long_hold"))
+        long_hold();
+    if (!strcmp(mode, "finalize_holding")) {
+        if (last())
+            tsr_lock(1);
+        tsr_barrier();
+        if (last())
+            tsr_finalize(); /* holding lock 1 */
+        tsr_lock(1); /* waits for a lock its holder took into tsr_finalize */
     }
     if (strcmp(mode, "barrier_skipped") || !last())
         tsr_barrier();
