@@ -158,15 +158,6 @@ static uint16_t open_listener(uint32_t addr)
     return sa.sin_port;
 }
 
-static int secret_ok(const char *s)
-{
-    /* Compare every byte so that timing tells nothing about the secret. */
-    unsigned char diff = 0;
-    for (int i = 0; i < BOOT_SECRET_LEN; i++)
-        diff |= (unsigned char)(s[i] ^ cfg.secret[i]);
-    return diff == 0;
-}
-
 static void fill_secret(char *dst)
 {
     memset(dst, 0, BOOT_SECRET_LEN);
@@ -302,7 +293,7 @@ static const char *mesh_judge(const boot_hello *h, int fd, void *ctx)
 {
     if (h->magic != BOOT_MAGIC || h->type != MESH_HELLO)
         return "not a Tessera hello";
-    if (!secret_ok(h->secret))
+    if (!boot_secret_equal(h->secret, cfg.secret))
         return "bad job secret";
     if (!missing)
         return "the job's mesh is complete";

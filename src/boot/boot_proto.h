@@ -35,6 +35,17 @@ typedef struct boot_hello {
     char secret[BOOT_SECRET_LEN];
 } boot_hello;
 
+/* Whether two job secrets are equal, comparing every byte whatever the
+ * first difference: the time taken tells a stranger nothing about the
+ * secret. Both ends of the boot protocol (nodes, tsrun) use it. */
+static inline int boot_secret_equal(const char *a, const char *b)
+{
+    unsigned char diff = 0;
+    for (int i = 0; i < BOOT_SECRET_LEN; i++)
+        diff |= (unsigned char)(a[i] ^ b[i]);
+    return diff == 0;
+}
+
 typedef struct boot_endpoint {
     uint32_t addr;
     uint16_t port;

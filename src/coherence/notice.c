@@ -11,7 +11,7 @@ static void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n);
     if (!q && n)
-        log_die("out of memory (%zu bytes for write notices)", n);
+        log_die_status(1, "out of memory (%zu bytes for write notices)", n);
     return q;
 }
 
@@ -31,7 +31,7 @@ static void reindex(notice_set *s, uint32_t icap)
     s->icap = icap;
     s->index = calloc(icap, sizeof *s->index);
     if (!s->index)
-        log_die("out of memory (write notice index)");
+        log_die_status(1, "out of memory (write notice index)");
     for (uint32_t i = 0; i < s->n; i++)
         *slot_of(s, s->e[i].page) = i + 1;
 }

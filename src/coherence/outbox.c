@@ -17,7 +17,7 @@ static void reserve(outbox *o, size_t more)
     o->cap = (o->len + more) * 2;
     o->buf = realloc(o->buf, o->cap);
     if (!o->buf)
-        log_die("out of memory (%zu bytes of diffs)", o->cap);
+        log_die_status(1, "out of memory (%zu bytes of diffs)", o->cap);
 }
 
 static void put_header(outbox *o, uint32_t p, uint8_t flags, size_t len)

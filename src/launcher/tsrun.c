@@ -303,7 +303,7 @@ static const char *registration_judge(const boot_hello *h, int fd, void *ctx)
 {
     if (h->magic != BOOT_MAGIC || h->type != BOOT_HELLO)
         return "not a Tessera registration";
-    if (memcmp(h->secret, secret, BOOT_SECRET_LEN))
+    if (!boot_secret_equal(h->secret, secret))
         return "bad job secret";
     if (h->node >= (uint32_t)opt.n)
         return "node id out of range";

@@ -82,7 +82,7 @@ static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, con
 {
     sent_causally();
     if (len > UINT32_MAX)
-        log_die("message %s of %zu bytes exceeds the 4 GiB limit", msg_name(type), len);
+        log_die_status(1, "message %s of %zu bytes exceeds the 4 GiB limit", msg_name(type), len);
     m->next = NULL;
     m->hdr = (tsr_msg_hdr){(uint32_t)len, (uint16_t)type, (uint16_t)cfg.node, {a0, a1, a2},
                            holdup_stamp()};
@@ -109,12 +109,15 @@ static void count_sent(const am_msg *m)
     STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + m->hdr.len);
 }
 
-/* A heap copy of m (header and payload in one block) owned by the transport. */
+/* A heap copy of m (header and payload in one block) owned by the transport.
+ * The comm thread copies too, so running out of memory stops the node with
+ * one write(2) and _exit (log_die_status): no exit handler, no stdio lock
+ * that the application thread may hold. */
 static am_msg *copy_msg(const am_msg *m)
 {
     am_msg *c = malloc(sizeof *c + m->hdr.len);
     if (!c)
-        log_die("out of memory queueing a %u-byte message", m->hdr.len);
+        log_die_status(1, "out of memory queueing a %u-byte message", m->hdr.len);
     *c = *m;
     if (m->hdr.len) /* an empty message's payload may be NULL */
         memcpy(c + 1, m->payload, m->hdr.len);

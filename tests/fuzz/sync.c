@@ -33,6 +33,7 @@
 #include "boot/boot.h"
 #include "coherence/protocol.h"
 #include "memory/region.h"
+#include "sync/stall.h"
 #include "sync/sync.h"
 #include "transport/core.h"
 #include "transport/stream.h"
