@@ -165,6 +165,21 @@ static void make_secret(void)
     publish("secret", job_secret);
 }
 
+/* A rendezvous that failed takes back what this node published, and the
+ * job's directory once it is empty (the last node to give up removes it):
+ * a failed start leaves nothing behind. */
+static void withdraw(void)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/node.%d", job_dir, cfg.node);
+    unlink(path);
+    if (cfg.node == 0) {
+        snprintf(path, sizeof path, "%s/secret", job_dir);
+        unlink(path);
+    }
+    rmdir(job_dir);
+}
+
 /* Parses "a.b.c.d port" as node i's endpoint; a file that says anything
  * else stops the job naming it. */
 static void parse_endpoint(int i, const char *text, boot_endpoint *ep)
@@ -173,8 +188,10 @@ static void parse_endpoint(int i, const char *text, boot_endpoint *ep)
     unsigned port;
     struct in_addr in;
     if (sscanf(text, "%63s %u", host, &port) != 2 || port == 0 || port > 65535 ||
-        inet_pton(AF_INET, host, &in) != 1)
+        inet_pton(AF_INET, host, &in) != 1) {
+        withdraw();
         log_die("rendezvous: %s/node.%d does not hold an address and port", job_dir, i);
+    }
     *ep = (boot_endpoint){in.s_addr, htons((uint16_t)port), 0};
 }
 
@@ -185,8 +202,10 @@ static void gather(boot_endpoint *ep, char *have, double deadline)
     int left = cfg.nodes + !job_secret[0];
     while (left > 0) {
         if (!job_secret[0] && !fetch("secret", text, sizeof text)) {
-            if (strlen(text) != BOOT_SECRET_LEN)
+            if (strlen(text) != BOOT_SECRET_LEN) {
+                withdraw();
                 log_die("rendezvous: %s/secret is not a job secret", job_dir);
+            }
             memcpy(job_secret, text, sizeof job_secret);
             left--;
         }
@@ -199,6 +218,7 @@ static void gather(boot_endpoint *ep, char *have, double deadline)
             }
         }
         if (left > 0 && now_s() > deadline) {
+            withdraw();
             int i = 0;
             while (i < cfg.nodes && have[i])
                 i++;

@@ -63,6 +63,15 @@ static void set_env(const char *name, const char *value)
         refuse("cannot set %s: %s", name, strerror(errno));
 }
 
+/* An ssh command has a word to run: a blank one would fail at each
+ * host's start as "command not found" (127) instead of being refused. */
+static const char *ssh_command(const char *what, const char *cmd)
+{
+    if (!cmd[strspn(cmd, " \t")])
+        refuse("%s takes a command, such as 'ssh -p 2222', not '%s'", what, cmd);
+    return cmd;
+}
+
 static long parse_long(const char *what, const char *s, long lo, long hi)
 {
     char *end;
@@ -90,7 +99,9 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
     int c;
     char why[256];
-    const char *hosts = getenv("TSR_HOSTS");
+    const char *hosts = getenv("TSR_HOSTS"), *ssh = getenv("TSR_SSH");
+    if (ssh && *ssh)
+        ssh_command("TSR_SSH", ssh);
     if (hosts && *hosts && remote_add_hosts(hosts, why, sizeof why))
         refuse("TSR_HOSTS='%s': %s", hosts, strncmp(why, "-H: ", 4) ? why : why + 4);
     while ((c = getopt_long(argc, argv, "+n:psj:m:t:hH:", longopts, NULL)) != -1) {
@@ -103,7 +114,7 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         case 't': opt->timeout = (double)parse_long("--timeout", optarg, 1, 1L << 30); break;
         case 'H': refuse_if(remote_add_hosts(optarg, why, sizeof why), why); break;
         case 'F': refuse_if(remote_add_hostfile(optarg, why, sizeof why), why); break;
-        case 'S': remote_set_ssh(optarg); break;
+        case 'S': remote_set_ssh(ssh_command("--ssh", optarg)); break;
         case 'I': refuse_if(remote_set_stdin(optarg, why, sizeof why), why); break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); exit(2);

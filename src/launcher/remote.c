@@ -100,21 +100,22 @@ static int resolve(const char *name, uint32_t *addr)
 }
 
 /* Where tsrun listens: TSR_ADDR or TSR_IFACE if set, else its address
- * toward the first host that is not itself (loopback for a job that stays
- * on this host). */
+ * toward the first host it can resolve that is not itself (loopback for a
+ * job that stays on this host). A name only ssh knows (a Host of its
+ * configuration) is left to ssh; if no host resolves, the address of the
+ * default route is used. */
 static int listen_addr(uint32_t *addr, char *why, size_t len)
 {
     const char *a = getenv("TSR_ADDR"), *i = getenv("TSR_IFACE");
     if ((a && *a) || (i && *i))
         return iface_listen_addr(a, i, -1, addr, why, len);
     *addr = htonl(INADDR_LOOPBACK);
+    const char *unresolved = NULL;
     for (int h = 0; h < rem.hosts.count; h++) {
         uint32_t dest;
-        int rc = resolve(rem.hosts.host[h].name, &dest);
-        if (rc) {
-            snprintf(why, len, "cannot resolve host '%s': %s", rem.hosts.host[h].name,
-                     gai_strerror(rc));
-            return -1;
+        if (resolve(rem.hosts.host[h].name, &dest)) {
+            unresolved = rem.hosts.host[h].name;
+            continue;
         }
         if ((ntohl(dest) >> 24) == 127)
             continue;
@@ -123,6 +124,12 @@ static int listen_addr(uint32_t *addr, char *why, size_t len)
             return -1;
         }
         return 0;
+    }
+    /* 192.0.2.1 (TEST-NET-1) stands for "anywhere": only the route is asked. */
+    if (unresolved && iface_toward(htonl(0xc0000201), addr)) {
+        snprintf(why, len, "cannot tell which address of this host reaches '%s', which only ssh "
+                 "resolves, and there is no default route: set TSR_ADDR or TSR_IFACE", unresolved);
+        return -1;
     }
     return 0;
 }

@@ -4,10 +4,12 @@
  */
 #include "util/aslr.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 #include <sys/personality.h>
+#include <sys/stat.h>
 
 int aslr_keep(void)
 {
@@ -27,6 +29,23 @@ int aslr_prepare_exec(void)
     return 0;
 }
 
+/* The program's own file, by the path it was started from when that path
+ * still names it: the kernel names a process after the file it executes,
+ * and a restart through /proc/self/exe would call every node `exe`
+ * (pgrep, top and killall would miss them). */
+static const char *own_path(void)
+{
+    static char path[PATH_MAX];
+    struct stat now, there;
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0 || stat("/proc/self/exe", &now))
+        return "/proc/self/exe";
+    path[n] = 0;
+    if (stat(path, &there) || there.st_dev != now.st_dev || there.st_ino != now.st_ino)
+        return "/proc/self/exe"; /* replaced or deleted since */
+    return path;
+}
+
 void aslr_restart(char **argv)
 {
     if (aslr_keep() || !argv || !argv[0])
@@ -35,6 +54,6 @@ void aslr_restart(char **argv)
     if (now == -1 || (now & ADDR_NO_RANDOMIZE) ||
         personality((unsigned long)now | ADDR_NO_RANDOMIZE) == -1)
         return;
-    execv("/proc/self/exe", argv);
+    execv(own_path(), argv);
     /* Not restarted: the layout check at tsr_init says why the job stops. */
 }

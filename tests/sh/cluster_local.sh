@@ -87,6 +87,20 @@ wait $rank1 && grep -q "node 1: .*PASS" "$LOG/rank1" && ok "cluster/local ... bo
 expect_fail "cluster/local rendezvous names a missing node 0" \
     "node 0 did not publish its address in $LOG/rdv/ompi-job2 within 1 s" \
     "${OMPI[@]}" OMPI_COMM_WORLD_RANK=1 PMIX_NAMESPACE=job2 TSR_CONNECT_TIMEOUT=1 $P
+if [ ! -e "$LOG/rdv/ompi-job2" ]; then ok "cluster/local ... and leaves no directory behind"
+else ls -la "$LOG/rdv/ompi-job2" >"$LOG/left"; bad "cluster/local ... and leaves no directory behind" "$LOG/left"; fi
+# Started by another launcher, a node restarts itself with the same
+# address layout; it keeps its program's name (not `exe`) for pgrep and top.
+for k in 0 1; do
+    "${OMPI[@]}" OMPI_COMM_WORLD_RANK=$k PMIX_NAMESPACE=job5 $B/tests/mp/sleeper 1 >"$LOG/name$k" 2>&1 &
+done
+names=""
+if wait_ready "$LOG/name?" 2; then
+    for pid in $(awk '$1=="ready" {print $3}' "$LOG"/name?); do names+="$(cat /proc/$pid/comm) "; done
+fi
+wait
+if [ "$names" = "sleeper sleeper " ]; then ok "cluster/local nodes of another launcher keep their name"
+else echo "names: '$names'" >>"$LOG/name0"; bad "cluster/local nodes of another launcher keep their name" "$LOG/name0"; fi
 expect_fail "cluster/local bad rank from the launcher" \
     "OMPI_COMM_WORLD_RANK='5' (set by Open MPI) is not an integer in \[0, 1\]" \
     "${OMPI[@]}" OMPI_COMM_WORLD_RANK=5 PMIX_NAMESPACE=job3 $P

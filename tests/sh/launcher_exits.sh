@@ -78,4 +78,10 @@ interrupted TERM
 interrupted TERM TSR_SSH=tests/loopback_ssh TSR_HOSTS=127.0.0.2:2,127.0.0.3:2
 interrupted KILL
 interrupted KILL TSR_SSH=tests/loopback_ssh TSR_HOSTS=127.0.0.2:2,127.0.0.3:2
+# Refused requests exit 2, a blank ssh command included (it used to fail
+# at each host as "command not found", 127).
+named "--ssh '' is refused with status 2" 2 "^tsrun: --ssh takes a command" "" \
+    $TSRUN --ssh "" -H 127.0.0.2 -n 1 $M quit 0
+named "a blank TSR_SSH is refused with status 2" 2 "^tsrun: TSR_SSH takes a command" "" \
+    env TSR_SSH=" " $TSRUN -H 127.0.0.2 -n 1 $M quit 0
 finish
