@@ -6,6 +6,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "transport/msg.h"
 #include "transport/transport.h"
 #include "util/config.h"
+#include "util/config_match.h"
 #include "util/log.h"
 
 /* More images than this are compared as far as this. */
@@ -25,15 +27,18 @@ typedef struct image_print {
     uint64_t id;   /* hash of the build-id, or of the file's size and time */
     char name[48]; /* the file's last path component, NUL-terminated */
 } image_print;
-/* What a node sends node 0: its shared settings, then its images. */
-#define SETTINGS_BYTES (CONFIG_SHARED * sizeof(uint64_t))
+/* What a node sends node 0: its shared settings, its compared variables,
+ * then its images. */
+#define SETTINGS_BYTES (CONFIG_SHARED * sizeof(uint64_t) + CONFIG_MATCH * sizeof(config_value))
 _Static_assert(SETTINGS_BYTES + LAYOUT_MAX * sizeof(image_print) <= MSG_LAYOUT_MAX,
                "MSG_LAYOUT's rule (msg.h) must admit a whole layout");
 
 static struct {
     uint64_t settings[CONFIG_SHARED];
+    config_value env[CONFIG_MATCH];
     image_print image[LAYOUT_MAX];
 } mine;
+_Static_assert(offsetof(__typeof__(mine), image) == SETTINGS_BYTES, "no padding in a layout");
 static uint32_t nmine;
 /* Node 0's: which nodes' layouts came. Each node sends one, at tsr_init. */
 static unsigned char *laid_out;
@@ -121,26 +126,47 @@ static const char *difference(int src, const image_print *theirs, uint32_t n, ch
     return buf;
 }
 
-/* The first shared setting on which node `src` differs from node 0, or
- * NULL. */
-static const char *disagreement(int src, const uint64_t *theirs, char *buf, size_t len)
+#define PASS_THEM "every node must have the same: pass TSR_* variables to every node (mpirun " \
+                  "-x, srun --export; docs/CONFIG.md)"
+
+/* The first compared variable whose text on node `src` is not node 0's. */
+static const char *env_differs(int src, config_value *theirs, char *buf, size_t len)
 {
-    for (int i = 0; i < CONFIG_SHARED; i++) {
-        char a[32], b[32];
-        if (theirs[i] == mine.settings[i])
+    for (int i = 0; i < CONFIG_MATCH; i++) {
+        config_value *a = &mine.env[i], *b = &theirs[i];
+        b->text[sizeof b->text - 1] = 0; /* from the wire */
+        if (a->hash == b->hash)
             continue;
-        snprintf(buf, len, "%s is %s on node %d, %s on node 0: every node must have the same "
-                 "(docs/CONFIG.md)", config_shared_name(i), config_shared_text(i, theirs[i], b,
-                 sizeof b), src, config_shared_text(i, mine.settings[i], a, sizeof a));
+        snprintf(buf, len, "%s is %s%s%s on node %d, %s%s%s on node 0: " PASS_THEM,
+                 config_match_name(i), b->text[0] ? "'" : "", b->text[0] ? b->text : "unset",
+                 b->text[0] ? "'" : "", src, a->text[0] ? "'" : "",
+                 a->text[0] ? a->text : "unset", a->text[0] ? "'" : "");
         return buf;
     }
     return NULL;
 }
 
+/* The first shared setting on which node `src` differs from node 0, or
+ * NULL. */
+static const char *disagreement(int src, void *payload, char *buf, size_t len)
+{
+    const uint64_t *theirs = payload;
+    for (int i = 0; i < CONFIG_SHARED; i++) {
+        char a[32], b[32];
+        if (theirs[i] == mine.settings[i])
+            continue;
+        snprintf(buf, len, "%s is %s on node %d, %s on node 0: " PASS_THEM,
+                 config_shared_name(i), config_shared_text(i, theirs[i], b, sizeof b), src,
+                 config_shared_text(i, mine.settings[i], a, sizeof a));
+        return buf;
+    }
+    return env_differs(src, (config_value *)(theirs + CONFIG_SHARED), buf, len);
+}
+
 /* Node 0's comm thread: another node's fingerprint, checked before use. */
 static void on_layout(int src, const tsr_msg_hdr *h, void *payload)
 {
-    char why[200];
+    char why[400];
     if (laid_out[src]) {
         am_reject(src, h, "a second address layout");
         return;
@@ -159,7 +185,7 @@ static void on_layout(int src, const tsr_msg_hdr *h, void *payload)
     for (uint32_t i = 0; i < n; i++)
         theirs[i].name[sizeof theirs[i].name - 1] = 0;
     if (difference(src, theirs, n, why, sizeof why)) {
-        char cause[280];
+        char cause[480];
         snprintf(cause, sizeof cause, "the address layouts differ: %s", why);
         am_abort(cause);
     }
@@ -168,6 +194,7 @@ static void on_layout(int src, const tsr_msg_hdr *h, void *payload)
 void layout_init(void)
 {
     config_shared(mine.settings);
+    config_match(mine.env);
     dl_iterate_phdr(take_image, NULL);
     if (cfg.node != 0)
         return;

@@ -73,8 +73,9 @@ enum {
 #define MSG_GA_SEGS 256
 #define MSG_GA_CHUNK 32768
 /* An address layout (api/layout.c): the shared settings (at most 8 of 8
+ * bytes), the compared variables (util/config_match.h: at most 32 of 48
  * bytes), then at most 256 images of 64 bytes. */
-#define MSG_LAYOUT_MAX (8 * 8 + 256 * 64)
+#define MSG_LAYOUT_MAX (8 * 8 + 32 * 48 + 256 * 64)
 
 /*  name                arg0                   arg1            arg2            payload                     len  args  meaning */
 #define TSR_MESSAGES(X) \
@@ -118,7 +119,7 @@ enum {
     X(MSG_ADOPT_REP,      "first",               "reply",        "count,proto,info", "-",                    LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "pages [first, first+count) are allocated, kept by protocol `proto`, which sets them up from the 16-bit `info` (Munin: the annotation); count 0: `page` is not") \
     X(MSG_DISTRIBUTE,     "image",               "reply",        "offset",       "bytes",                    LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_U32, ARG_ANY, ARG_ANY), "Tmk_distribute: write the bytes at `offset` in loaded image `image` of the receiver (its globals)") \
     X(MSG_DISTRIBUTE_ACK, "-",                   "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "the bytes of a MSG_DISTRIBUTE are written") \
-    X(MSG_LAYOUT,         "-", "-", "-", "u64 settings[], (base,id,name[48])*", LEN_MAX(MSG_LAYOUT_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to node 0 at tsr_init: the sender's shared settings (util/config.h, config_shared) and its loaded images in load order, which must be node 0's (api/layout.c)") \
+    X(MSG_LAYOUT,         "-", "-", "-", "u64 settings[], (hash,text[40])[], (base,id,name[48])*", LEN_MAX(MSG_LAYOUT_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to node 0 at tsr_init: the sender's shared settings (util/config.h, config_shared), its compared TSR_* variables (util/config_match.h) and its loaded images in load order, which must be node 0's (api/layout.c)") \
     X(MSG_GA_GET,         "offset",              "reply",        "seg,len,seq",  "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_GA_GET), "Themis: read len bytes at `offset` of the receiver's segment `seg`; seq (Sequencer only, else 0) is the sender's number for this pair of nodes. The handler checks the segment exists, the bytes lie inside it, and seq is not one already served or queued nor too far ahead") \
     X(MSG_GA_GET_REP,     "seq",                 "reply",        "-",            "bytes",                    LEN_MAX(MSG_GA_CHUNK), ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "Themis: the bytes read; the handler checks the length and seq against the request") \
     X(MSG_GA_PUT,         "offset",              "reply",        "seg,mask,seq", "bytes",                    LEN_MAX(MSG_GA_CHUNK), ARGS(ARG_ANY, ARG_ANY, ARG_GA_PUT), "Themis: write the payload at `offset` of segment `seg` (only the bytes of `mask`, if not 0, of an aligned 8-byte line); the handler checks as for MSG_GA_GET, a non-empty payload, and that a mask comes only with an aligned 8-byte write") \

@@ -78,6 +78,16 @@ differs TSR_HEARTBEAT 0 0 "[0-9]*"
 differs TSR_BASE 0x200000000000 0x200000000000 0x100000000000
 differs TSR_MEMORY 1056M 1056M "[0-9]*[KMGT]"
 differs TSR_MALLOC_MEMORY 1000K 1000K "[0-9]*[KMGT]"
+# Every other variable that changes what a node does (util/config_match.c)
+# is compared as its text, which the message shows; the docs say how to
+# pass them to every node.
+differs TSR_VERBOSE 1 "'1'" unset
+differs TSR_STATS 1 "'1'" unset
+differs TSR_FETCH message "'message'" unset
+differs TSR_STALL_WARN 3 "'3'" unset
+if grep -q "pass TSR_\* variables to every node (mpirun -x, srun --export; docs/CONFIG.md)" "$LOG/out"; then
+    ok "input/... the message says how to pass them"
+else bad "input/... the message says how to pass them" "$LOG/out"; fi
 # Transports that differ fail before tsr_init ends, at the first message.
 expect_fail "input/TSR_TRANSPORT=tcp on node 2 alone" \
     "does node 2 run with another TSR_TRANSPORT?" \
