@@ -246,9 +246,14 @@ static boot_endpoint *register_with_launcher(void)
     return ep;
 }
 
+/* Under srun or mpirun, the launcher's process on this host (slurmstepd,
+ * orted, mpirun) is this node's parent; 0 under tsrun or alone. */
+static pid_t launcher_pid;
+
 /* Started by srun or mpirun: the peers meet in the rendezvous directory. */
 static boot_endpoint *meet_without_launcher(void)
 {
+    launcher_pid = getppid();
     uint32_t addr;
     uint16_t port = listen_for_peers(-1, &addr);
     return rendezvous_exchange(addr, port);
@@ -379,6 +384,15 @@ int boot_launcher_news(char *why, size_t len)
     }
     snprintf(why, len, "lost contact with tsrun");
     return -1;
+}
+
+int boot_launcher_gone(char *why, size_t len)
+{
+    if (!launcher_pid || getppid() == launcher_pid)
+        return 0;
+    snprintf(why, len, "lost its launcher: its parent, process %d (slurmstepd, orted or mpirun), "
+             "ended", (int)launcher_pid);
+    return 1;
 }
 
 void boot_fin(void)

@@ -46,6 +46,10 @@ void boot_stop_hung(int failed, const char *cause) __attribute__((noreturn));
  * (returned, with tsrun's reason in why) or none (-1: a time-out); -1 with
  * why "lost contact with tsrun" means tsrun itself is gone. */
 int boot_launcher_news(char *why, size_t len);
+/* Under srun or mpirun: whether the launcher's process that started this
+ * node (its parent) has ended, and why in `why`; the comm thread asks with
+ * each heartbeat tick, so the node ends with its launcher. */
+int boot_launcher_gone(char *why, size_t len);
 /* Tells tsrun this node finished tsr_finalize. */
 void boot_fin(void);
 

@@ -294,6 +294,9 @@ static void heartbeat_tick(double now)
         return;
     if (now - last_tick < CHECK_S)
         return;
+    char why[128];
+    if (boot_launcher_gone(why, sizeof why))
+        stop_because(cfg.node, why, -1);
     if (!atomic_load(&leaving) && now - last_beat >= (double)cfg.heartbeat_s / BEATS_PER_PERIOD) {
         for (int j = 0; j < cfg.nodes; j++)
             if (j != cfg.node && !atomic_load(&life[j].bye))

@@ -101,6 +101,21 @@ fi
 wait
 if [ "$names" = "sleeper sleeper " ]; then ok "cluster/local nodes of another launcher keep their name"
 else echo "names: '$names'" >>"$LOG/name0"; bad "cluster/local nodes of another launcher keep their name" "$LOG/name0"; fi
+# The launcher's process that started the nodes (their parent: here a
+# shell) is killed: each node ends within TSR_HEARTBEAT (2 s), saying why.
+bash -c "for k in 0 1; do ${OMPI[*]} OMPI_COMM_WORLD_RANK=\$k PMIX_NAMESPACE=job6 TSR_HEARTBEAT=2 \
+    $B/tests/mp/sleeper 60 >$LOG/orphan\$k 2>&1 & done; wait" &
+launcher=$!
+if wait_ready "$LOG/orphan?" 2; then
+    pids=$(awk '$1=="ready" {print $3}' "$LOG"/orphan?)
+    kill -9 $launcher
+    any_alive() { local p; for p in $pids; do kill -0 "$p" 2>/dev/null && return 0; done; return 1; }
+    for _ in $(seq 40); do any_alive || break; sleep 0.1; done
+    if ! any_alive && grep -q "stopping: node [01] lost its launcher: its parent, process $launcher" "$LOG"/orphan?; then
+        ok "cluster/local nodes whose launcher dies end within TSR_HEARTBEAT"
+    else kill $pids 2>/dev/null; cat "$LOG"/orphan? >"$LOG/out"; bad "cluster/local nodes whose launcher dies end within TSR_HEARTBEAT" "$LOG/out"; fi
+else kill $launcher; bad "cluster/local orphan test never ready" "$LOG/orphan0"; fi
+wait $launcher 2>/dev/null
 expect_fail "cluster/local bad rank from the launcher" \
     "OMPI_COMM_WORLD_RANK='5' (set by Open MPI) is not an integer in \[0, 1\]" \
     "${OMPI[@]}" OMPI_COMM_WORLD_RANK=5 PMIX_NAMESPACE=job3 $P
