@@ -7,7 +7,8 @@
 # process of the job may remain on any host; under tsrun, once the link is
 # back, no ssh session of the job may remain on host 2 either. Each node
 # keeps its program's name under every launcher (not `exe`, the restart
-# that turns address-space randomisation off).
+# that turns address-space randomisation off). MPICH's example of
+# docs/CLUSTER.md runs as written across the four hosts.
 . tests/lib.sh
 
 . tests/netns.sh
@@ -91,6 +92,24 @@ wait
 for _ in $(seq 100); do [ -z "$(pids_in 2 'sshd: root@')" ] && break; sleep 0.1; done
 [ -z "$(pids_in 2 'sshd: root@')" ] && ok "cut/tsrun: no ssh session left on host 2 once it is reachable" ||
     bad "cut/tsrun: no ssh session left on host 2 once it is reachable"
+
+# docs/CLUSTER.md's MPICH example as written, with an MPICH hostfile
+# ("host:N"), across the four hosts; ssh's key reaches Hydra by its
+# environment, not on the command line.
+if command -v mpirun.mpich >/dev/null; then
+    printf '10.77.0.1:1\n10.77.0.2:1\n10.77.0.3:1\n10.77.0.4:1\n' >"$LOG/mpich_hosts"
+    printf '#!/bin/sh\nexec %s "$@"\n' "$NETNS_SSH" >"$LOG/ssh"
+    chmod +x "$LOG/ssh"
+    mkdir -p "$LOG/run"
+    ln -sf "$PWD/$B/tests/mp/lock_counter" "$LOG/run/prog"
+    cd "$LOG/run" || exit 1
+    expect_ok "cluster/mpich: docs/CLUSTER.md's example across 4 hosts" "node 3: .*PASS" \
+        ip netns exec "$(netns_name 0)" env HYDRA_LAUNCHER_EXEC="$LOG/ssh" TSR_RENDEZVOUS="$LOG/rdv" \
+        mpirun.mpich -n 4 --hostfile "$LOG/mpich_hosts" ./prog
+    cd - >/dev/null || exit 1
+else
+    skip "cluster/mpich: MPICH is not installed"
+fi
 
 if command -v mpirun.openmpi >/dev/null; then
     # Open MPI's own daemon on the cut host (orted) and mpirun wait for
