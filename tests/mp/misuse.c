@@ -68,6 +68,17 @@ static void deadlock_locks(void)
     tsr_lock((me + 1) % tsr_nodes());
 }
 
+/* The last node takes lock 1 into tsr_finalize; the others wait for it. */
+static void finalize_holding(void)
+{
+    if (last())
+        tsr_lock(1);
+    tsr_barrier();
+    if (last())
+        tsr_finalize();
+    tsr_lock(1);
+}
+
 /* No deadlock: the last node holds lock 1 for 3 s while the others wait
  * for it, then lets it go. */
 static void long_hold(void)
@@ -83,6 +94,16 @@ static void long_hold(void)
         tsr_unlock(1);
     }
 }
+
+/* Misuse that used to hang (tests/sh/misuse_deadlock.sh). */
+static const struct {
+    const char *mode;
+    void (*run)(void);
+} waits[] = {
+    {"fork_call", fork_call},           {"deadlock_lock_barrier", deadlock_lock_barrier},
+    {"deadlock_locks", deadlock_locks}, {"long_hold", long_hold},
+    {"finalize_holding", finalize_holding},
+};
 
 int main(int argc, char **argv)
 {
@@ -120,22 +141,9 @@ int main(int argc, char **argv)
         tsr_lock(1);
         tsr_unlock(1);
     }
-    if (!strcmp(mode, "fork_call"))
-        fork_call();
-    if (!strcmp(mode, "deadlock_lock_barrier"))
-        deadlock_lock_barrier();
-    if (!strcmp(mode, "deadlock_locks"))
-        deadlock_locks();
-    if (!strcmp(mode, "long_hold"))
-        long_hold();
-    if (!strcmp(mode, "finalize_holding")) {
-        if (last())
-            tsr_lock(1);
-        tsr_barrier();
-        if (last())
-            tsr_finalize(); /* holding lock 1 */
-        tsr_lock(1); /* waits for a lock its holder took into tsr_finalize */
-    }
+    for (size_t i = 0; i < sizeof waits / sizeof *waits; i++)
+        if (!strcmp(mode, waits[i].mode))
+            waits[i].run();
     if (strcmp(mode, "barrier_skipped") || !last())
         tsr_barrier();
     tsr_finalize();
