@@ -8,7 +8,8 @@
 # back, no ssh session of the job may remain on host 2 either. Each node
 # keeps its program's name under every launcher (not `exe`, the restart
 # that turns address-space randomisation off). MPICH's example of
-# docs/CLUSTER.md runs as written across the four hosts.
+# docs/CLUSTER.md runs as written across the four hosts, and tsrun leaves
+# to ssh the host names only ssh knows.
 . tests/lib.sh
 
 . tests/netns.sh
@@ -92,6 +93,21 @@ wait
 for _ in $(seq 100); do [ -z "$(pids_in 2 'sshd: root@')" ] && break; sleep 0.1; done
 [ -z "$(pids_in 2 'sshd: root@')" ] && ok "cut/tsrun: no ssh session left on host 2 once it is reachable" ||
     bad "cut/tsrun: no ssh session left on host 2 once it is reachable"
+
+# Host names only ssh's configuration knows are left to ssh: tsrun listens
+# toward the first host it can resolve; with none, and no default route in
+# the namespaces, it says which variable to set.
+printf 'Host first\n    HostName 10.77.0.1\nHost second\n    HostName 10.77.0.2\n' >"$LOG/ssh_config"
+SSHC="${NETNS_SSH/-F \/dev\/null/-F $LOG/ssh_config}"
+expect_ok "cluster/ssh: host names that only ssh resolves" "node 1: .*PASS" \
+    ip netns exec "$(netns_name 0)" "$TSRUN" --ssh "$SSHC" -H first,10.77.0.3 -n 2 -t 30 \
+    $B/tests/mp/lock_counter
+expect_fail "cluster/ssh: no host tsrun resolves, no default route" \
+    "cannot tell which address of this host reaches 'second'.*set TSR_ADDR or TSR_IFACE" \
+    ip netns exec "$(netns_name 0)" "$TSRUN" --ssh "$SSHC" -H first,second -n 2 $B/tests/mp/lock_counter
+expect_ok "cluster/ssh: ... and with TSR_ADDR it runs" "node 1: .*PASS" \
+    ip netns exec "$(netns_name 0)" env TSR_ADDR=10.77.0.1 "$TSRUN" --ssh "$SSHC" -H first,second -n 2 \
+    -t 30 $B/tests/mp/lock_counter
 
 # docs/CLUSTER.md's MPICH example as written, with an MPICH hostfile
 # ("host:N"), across the four hosts; ssh's key reaches Hydra by its
