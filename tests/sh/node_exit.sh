@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Every way a node can end a job says why (issue 51): the last node of the
+# job ends in each way the runtime knows (tests/mp/node_exit.c) while the
+# others wait in a barrier. The node says why on its stderr (except under
+# SIGKILL, which leaves a process no word), tsrun repeats it after the
+# exit status or signal, and the other nodes stop naming that node. A
+# reason longer than 115 bytes (`long`, which relays used to cut) is on
+# tsrun's line whole, up to the "; stopping the job" that follows it.
+. tests/lib.sh
+P=$B/tests/mp/node_exit
+
+# ends MODE N STATUS SAID HOW: `tsrun -n N node_exit MODE` exits with
+# STATUS; the last node printed SAID (a grep pattern; none if empty);
+# tsrun's line names that node, HOW it ended and, after it, SAID; and node
+# 0 stops naming that node.
+ends() {
+    local mode=$1 n=$2 status=$3 said=$4 how=$5 last=$(($2 - 1)) rc
+    timeout -k 2 30 $TSRUN -n "$n" $P "$mode" >"$LOG/out" 2>&1
+    rc=$?
+    local want="^tsrun: node $last $how"
+    [ -n "$said" ] && want="$want: $said"
+    if [ $rc -eq "$status" ] &&
+        { [ -z "$said" ] || grep -q "^tessera: node $last: $said" "$LOG/out"; } &&
+        grep -q "$want; stopping the job" "$LOG/out" &&
+        grep -q "^tessera: node 0: stopping: node $last " "$LOG/out"; then
+        ok "$mode -n $n: node $last says why, tsrun repeats it (exit $rc)"
+    else
+        bad "$mode -n $n: node $last says why, tsrun repeats it (exit $rc, want $status)" "$LOG/out"
+    fi
+}
+
+ends die 2 1 "tsr_alloc_attr: attr->home_node 7 is not a node of this 2-node job" \
+    "exited with status 1"
+ends die 3 1 "tsr_alloc_attr: attr->home_node 8 is not a node of this 3-node job" \
+    "exited with status 1"
+ends long 2 1 "write to read-only shared variable at 0x[0-9a-f]* (annotation read_only, parameters 0x02; object at 0x[0-9a-f]*, 4096 bytes)" \
+    "exited with status 1"
+ends exit3 2 3 "the program ended with status 3 (exit, or a return from main) before calling tsr_finalize" \
+    "exited with status 3"
+ends kill 2 137 "" "was killed by signal 9 (Killed)"
+ends segv 2 139 "invalid memory access at address 0x10 (signal 11)" \
+    "was killed by signal 11 (Segmentation fault)"
+ends abort 2 134 "aborted (abort(), or an assert that failed)" "was killed by signal 6 (Aborted)"
+ends fpe 2 136 "arithmetic error (an integer division by zero?) at address 0x[0-9a-f]* (signal 8)" \
+    "was killed by signal 8 (Floating point exception)"
+finish
