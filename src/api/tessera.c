@@ -38,13 +38,21 @@ static pid_t node_pid;
 
 /* A program that ends (exit, or a return from main) between tsr_init and
  * tsr_finalize stops the job: its node says so, with its status, and tsrun
- * repeats it. A child the program forked is not the node. */
-static void ended_early(int status, void *arg)
+ * repeats it. So does one that ends with a non-zero status after
+ * tsr_finalize, which tsrun reports as a failure: the status is the
+ * program's own choice, and saying so tells it from a runtime error. A
+ * child the program forked is not the node. */
+static void say_how_it_ended(int status, void *arg)
 {
     (void)arg;
-    if (running && getpid() == node_pid)
+    if (getpid() != node_pid)
+        return;
+    if (running)
         log_last_words("the program ended with status %d (exit, or a return from main) before "
                        "calling tsr_finalize", status);
+    else if (status)
+        log_last_words("the program ended with status %d (exit, or a return from main) after "
+                       "tsr_finalize, which had found nothing wrong", status);
 }
 
 int tsr_init(int *argc, char ***argv)
@@ -54,7 +62,7 @@ int tsr_init(int *argc, char ***argv)
     t_start = now_s();
     node_pid = getpid();
     running = 1;
-    on_exit(ended_early, NULL);
+    on_exit(say_how_it_ended, NULL);
     fatal_signals_install();
     config_load();
     if (!cfg.boot && cfg.nodes > 1) /* srun or mpirun: see aslr_restart */

@@ -8,7 +8,9 @@
  *   kill      SIGKILL, which no process can report itself
  *   segv      an access to an address no one mapped
  *   abort     abort()
- *   fpe       an integer division by zero */
+ *   fpe       an integer division by zero
+ *   status1   a return from main with status 1 after tsr_finalize (the
+ *             program's own verdict, which tsrun reports as a failure) */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +48,7 @@ int main(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
     if (argc != 2) {
-        fprintf(stderr, "usage: node_exit die|long|exit3|kill|segv|abort|fpe\n");
+        fprintf(stderr, "usage: node_exit die|long|exit3|kill|segv|abort|fpe|status1\n");
         return 2;
     }
     long *ro = NULL;
@@ -56,13 +58,14 @@ int main(int argc, char **argv)
         a.annot = TSR_READ_ONLY;
         ro = tsr_alloc_attr(4096, &a);
     }
-    if (tsr_node() == tsr_nodes() - 1) {
+    if (tsr_node() == tsr_nodes() - 1 && strcmp(argv[1], "status1")) {
         if (ro)
             ro[1] = 1; /* not allowed: stops the node naming the variable */
         else
             end_this_node(argv[1]);
     }
     tsr_barrier();
+    int last = tsr_node() == tsr_nodes() - 1;
     tsr_finalize();
-    return 0;
+    return last && !strcmp(argv[1], "status1");
 }
