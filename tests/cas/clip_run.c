@@ -39,7 +39,9 @@ static const struct kind {
     {"result", TSR_PROTO_MUNIN, TSR_RESULT, 0},
 };
 
-static double clip_sum(double *v, long n)
+/* Kept out of line so that tests/sh/cas_pass.sh can check its IR: at every
+ * hoisting level, the read check of v and no write check. */
+__attribute__((noinline)) static double clip_sum(double *v, long n)
 {
     double s = 0;
     for (long i = 0; i < n; i++) {
@@ -49,6 +51,10 @@ static double clip_sum(double *v, long n)
     }
     return s;
 }
+// HOIST-LABEL: define {{.*}} @clip_sum(
+// HOIST: call void @tsr_range_read(ptr %0, i64
+// HOIST-NOT: call void @tsr_range
+// HOIST: {{^}}}
 
 static const struct kind *find_kind(const char *name)
 {

@@ -199,25 +199,11 @@ void clear(char *a, long n)
 
 /* A store under a condition may never run (data never negative): no write
  * check for it at any hoisting level, only the read check of its load, so
- * that a loop that writes nothing makes no twin, takes no page and breaks
- * no read_only promise. If it does run, it faults as without the pass. */
-double clip(double *v, long n)
-{
-    double s = 0;
-    for (long i = 0; i < n; i++) {
-        if (v[i] < 0)
-            v[i] = 0;
-        s += v[i];
-    }
-    return s;
-}
-// HOIST-LABEL: define {{.*}} @clip(
-// HOIST: call void @tsr_range_read(ptr %0, i64
-// HOIST-NOT: call void @tsr_range
-// HOIST: {{^}}}
-
-/* The same in a nest: the whole matrix read once at the max levels, and
- * still no write check. */
+ * that a loop nest that writes nothing makes no twin, takes no page and
+ * breaks no read_only promise. If it does run, it faults as without the
+ * pass. (The single loop is issue 51's program, tests/cas/clip_run.c,
+ * whose IR cas_pass.sh checks too.) At the max levels the whole matrix is
+ * read once. */
 void clip_rows(double *a, long n, long m)
 {
     for (long i = 0; i < n; i++)
