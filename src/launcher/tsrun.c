@@ -387,7 +387,9 @@ static void describe_exit(const node *nd, int status, char *buf, size_t len)
         snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
     else if (WEXITSTATUS(status))
-        snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+        /* Before it registered, a node has no way to tell tsrun why. */
+        snprintf(buf, len, "exited with status %d%s", WEXITSTATUS(status),
+                 nd->registered ? "" : " before joining the job (its own output says why)");
     else if (!nd->registered)
         snprintf(buf, len, "exited without calling tsr_finalize (it never called tsr_init)");
     else if (!nd->finished)

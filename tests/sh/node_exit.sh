@@ -47,4 +47,14 @@ ends fpe 2 136 "arithmetic error (an integer division by zero?) at address 0x[0-
 # is what it was, rather than end silently with a status tsrun reports.
 STOPS=no ends status1 2 1 "the program ended with status 1 (exit, or a return from main) after tsr_finalize, which had found nothing wrong" \
     "exited with status 1"
+# A node that fails before it joins the job (here, a bad TSR_MEMORY) can
+# tell tsrun nothing: it says why itself, and tsrun says where to look.
+TSR_MEMORY=lots timeout -k 2 30 $TSRUN -n 2 $P die >"$LOG/out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "^tessera: node [01]: TSR_MEMORY='lots' is not a size" "$LOG/out" &&
+    grep -q "^tsrun: node [01] exited with status 1 before joining the job (its own output says why); stopping the job" "$LOG/out"; then
+    ok "a node that fails before joining says why, and tsrun points to it"
+else
+    bad "a node that fails before joining says why, and tsrun points to it (exit $rc)" "$LOG/out"
+fi
 finish
