@@ -57,4 +57,9 @@ if [ $rc -eq 1 ] && grep -q "^tessera: node [01]: TSR_MEMORY='lots' is not a siz
 else
     bad "a node that fails before joining says why, and tsrun points to it (exit $rc)" "$LOG/out"
 fi
+# A job the runtime stops as a whole (a collective mismatch) is repeated
+# by tsrun, its reason whole (more than 115 bytes here).
+expect_fail "a whole-job stop repeated by tsrun, whole" \
+    "^tsrun: the job stops: collective mismatch at call #2: .*tsr_alloc_attr(4096, attributes with hash [0-9a-f]*).* (reported by node [0-2])$" \
+    $TSRUN -n 3 $B/tests/mp/misuse alloc_attr
 finish
