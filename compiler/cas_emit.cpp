@@ -35,7 +35,7 @@ void mergeChecks(SmallVectorImpl<Check> &Checks, ScalarEvolution &SE)
         for (size_t j = i + 1; j < Checks.size() && !Checks[i].Dead; j++) {
             Check &A = Checks[i], &B = Checks[j];
             int64_t LoD, EndD;
-            if (B.Dead || A.At != B.At || A.Base != B.Base)
+            if (B.Dead || A.At != B.At || A.Base != B.Base || A.Guards != B.Guards)
                 continue;
             if (A.Stride || B.Stride) {
                 if (A.Stride == B.Stride && A.Lo == B.Lo && A.Count == B.Count &&
@@ -82,12 +82,12 @@ static bool syncBetween(const Instruction *From, const Instruction *To,
 }
 
 // A covers B: at a place that dominates B's, over B's bytes (or the same
-// strided blocks), with at least B's access.
+// strided blocks), with at least B's access, whenever B would check.
 static bool covers(const Check &A, const Check &B, ScalarEvolution &SE, DominatorTree &DT)
 {
     int64_t LoD, EndD;
     if (A.Write < B.Write || A.Base != B.Base || A.Stride != B.Stride ||
-        !DT.dominates(A.At, B.At))
+        (!A.Guards.empty() && A.Guards != B.Guards) || !DT.dominates(A.At, B.At))
         return false;
     if (A.Stride)
         return A.Lo == B.Lo && A.Count == B.Count && A.Block == B.Block;
@@ -150,6 +150,26 @@ static Value *lengthOf(IRBuilder<> &B, Value *Lo, Value *End)
                                       B.CreatePtrToInt(Lo, B.getInt64Ty())));
 }
 
+// Whether every guard of C holds, tested at C.At (what they compare is
+// computed before the loops C left); null when C has none.
+static Value *guardsHold(IRBuilder<> &B, const Check &C)
+{
+    Value *All = nullptr;
+    for (const Guard &G : C.Guards) {
+        Instruction *Cond = G.Cond->clone();
+        B.Insert(Cond);
+        Value *Holds = G.EnterIfFalse ? B.CreateNot(Cond) : Cond;
+        All = All ? B.CreateAnd(All, Holds) : Holds;
+    }
+    return All;
+}
+
+// N, or 0 where the guards say the loop is not entered.
+static Value *orNothing(IRBuilder<> &B, Value *Holds, Value *N)
+{
+    return Holds ? B.CreateSelect(Holds, N, ConstantInt::get(N->getType(), 0)) : N;
+}
+
 unsigned emitChecks(ArrayRef<Check> Checks, ScalarEvolution &SE, const DataLayout &DL)
 {
     unsigned N = 0;
@@ -165,14 +185,15 @@ unsigned emitChecks(ArrayRef<Check> Checks, ScalarEvolution &SE, const DataLayou
         IRBuilder<> B(C.At);
         Type *Ptr = PointerType::getUnqual(M.getContext());
         Value *Lo = Exp.expandCodeFor(C.Lo, Ptr, C.At);
+        Value *Holds = guardsHold(B, C);
         if (C.Stride) {
             Value *Count = Exp.expandCodeFor(C.Count, B.getInt64Ty(), C.At);
             Value *Block = atLeastZero(B, Exp.expandCodeFor(C.Block, B.getInt64Ty(), C.At));
             Value *Stride = Exp.expandCodeFor(C.Stride, B.getInt64Ty(), C.At);
-            B.CreateCall(rangeFn(M, C.Write, true), {Lo, Block, Stride, Count});
+            B.CreateCall(rangeFn(M, C.Write, true), {Lo, Block, Stride, orNothing(B, Holds, Count)});
         } else {
             Value *End = Exp.expandCodeFor(C.End, Ptr, C.At);
-            B.CreateCall(rangeFn(M, C.Write, false), {Lo, lengthOf(B, Lo, End)});
+            B.CreateCall(rangeFn(M, C.Write, false), {Lo, orNothing(B, Holds, lengthOf(B, Lo, End))});
         }
         N++;
     }

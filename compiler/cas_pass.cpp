@@ -23,10 +23,12 @@
 // A memcpy, memmove or memset is checked in place over its length at every
 // level. Addresses come from ScalarEvolution: an access whose address is not an
 // affine function of the loop's induction variable, in a loop whose trip
-// count is not computable, is not checked and keeps faulting. Which
-// accesses are shared is decided at run time: every access not into the
-// program's stack (an alloca) is checked, and the range check ignores the
-// bytes outside the shared region at the cost of one compare.
+// count is not computable, is not checked and keeps faulting; so is a
+// store that does not run on every iteration of its loop (under a
+// condition), whose write check would be a write that may not happen.
+// Which accesses are shared is decided at run time: every access not into
+// the program's stack (an alloca) is checked, and the range check ignores
+// the bytes outside the shared region at the cost of one compare.
 #include "cas_pass.h"
 
 #include "llvm/Analysis/LoopInfo.h"
@@ -173,30 +175,88 @@ static bool sparseStep(ScalarEvolution &SE, const Loop *L, const SCEV *Lo, const
     return true;
 }
 
+// Whether BB runs on every iteration of L: it dominates L's latch and
+// every block that may leave L, so no iteration can go round or out
+// without passing it (a store under an `if`, or after a `break`, does not).
+static bool runsEveryIteration(const BasicBlock *BB, const Loop *L, const DominatorTree &DT)
+{
+    SmallVector<BasicBlock *, 4> Leave;
+    L->getExitingBlocks(Leave);
+    Leave.push_back(L->getLoopLatch());
+    return all_of(Leave, [&](const BasicBlock *E) { return E && DT.dominates(BB, E); });
+}
+
+// Records the guard of loop Inner (inside L) in C if Inner is entered on
+// every iteration of L or on none: its guard's block runs on every
+// iteration of L and tests values that L does not change.
+static bool addGuard(const Loop *Inner, const Loop *L, const DominatorTree &DT, Check &C)
+{
+    BranchInst *G = Inner->getLoopGuardBranch();
+    auto *Cond = G ? dyn_cast<ICmpInst>(G->getCondition()) : nullptr;
+    if (!Cond || !L->isLoopInvariant(Cond->getOperand(0)) ||
+        !L->isLoopInvariant(Cond->getOperand(1)) || !runsEveryIteration(G->getParent(), L, DT))
+        return false;
+    C.Guards.push_back(Guard{Cond, G->getSuccessor(0) != Inner->getLoopPreheader()});
+    return true;
+}
+
+// Whether a check of A over L covers only what A touches: A runs on every
+// iteration of L (Inner, the loop inside L that the check has left, is
+// entered on each, or on all or none of them under a guard that C keeps).
+// A read that may not run is checked all the same, as before the pass knew
+// this: a fetch it did not need costs time, never a result.
+static bool runsOver(const Access &A, const Loop *Inner, const Loop *L, const DominatorTree &DT,
+                     Check &C)
+{
+    if (!Inner)
+        return runsEveryIteration(A.I->getParent(), L, DT) || !A.Write;
+    return runsEveryIteration(Inner->getLoopPreheader(), L, DT) || addGuard(Inner, L, DT, C) ||
+           !A.Write;
+}
+
+// Whether the guards found so far can be tested before L: L does not
+// change what they compare.
+static bool guardsInvariant(const Check &C, const Loop *L)
+{
+    return all_of(C.Guards, [&](const Guard &G) {
+        return L->isLoopInvariant(G.Cond->getOperand(0)) &&
+               L->isLoopInvariant(G.Cond->getOperand(1));
+    });
+}
+
 // Where a check of access A can go: hoisted out of the loops around it as
 // far as the level allows and its bounds stay known, each loop in rotated
 // form with a preheader (so that the preheader runs only when the loop
 // body does). A range whose step over a loop leaves gaps of more than a
 // page takes the step form there and goes no further, so that a check
 // never brings the pages between the blocks a loop nest touches (a
-// transpose's columns). Fills C and returns false when not even its
-// innermost loop can be left.
+// transpose's columns). A write check leaves a loop only if the store runs
+// on every iteration of it: a check for a store that may not run would
+// make twins, take ownership or break a read_only promise for a write
+// that never happens (a conditional store keeps faulting if it runs, and
+// the load beside it usually has a read check). Fills C and returns
+// false when not even its innermost loop can be left.
 static bool planCheck(const Access &A, const Level &Lv, LoopInfo &LI, ScalarEvolution &SE,
-                      const TargetLibraryInfo &TLI, Check &C)
+                      const DominatorTree &DT, const TargetLibraryInfo &TLI, Check &C)
 {
     const SCEV *Lo = SE.getSCEV(A.Ptr), *Hi = Lo;
     bool hoisted = false;
     C.Write = A.Write;
-    for (Loop *L = LI.getLoopFor(A.I->getParent()); L; L = L->getParentLoop()) {
-        if (!L->getLoopPreheader() || !L->isRotatedForm() || loopMaySynchronize(L, TLI))
+    Loop *Inner = nullptr;
+    for (Loop *L = LI.getLoopFor(A.I->getParent()); L; Inner = L, L = L->getParentLoop()) {
+        size_t NGuards = C.Guards.size();
+        if (!L->getLoopPreheader() || !L->isRotatedForm() || loopMaySynchronize(L, TLI) ||
+            !guardsInvariant(C, L) || !runsOver(A, Inner, L, DT, C))
             break;
         if (sparseStep(SE, L, Lo, Hi, A.Size, C)) {
             C.Base = SE.getPointerBase(C.Lo);
             return true;
         }
         const SCEV *L0, *H0, *L1, *H1;
-        if (!boundsOver(SE, L, Lo, L0, H0) || !boundsOver(SE, L, Hi, L1, H1))
+        if (!boundsOver(SE, L, Lo, L0, H0) || !boundsOver(SE, L, Hi, L1, H1)) {
+            C.Guards.truncate(NGuards); // the check stays inside L, and so does L's guard
             break;
+        }
         Lo = L0;
         Hi = H1;
         C.At = L->getLoopPreheader()->getTerminator();
@@ -291,7 +351,7 @@ static bool insertChecks(Function &F, FunctionAnalysisManager &FAM, Level Lv)
     SmallVector<Check, 32> Checks;
     for (const Access &A : Accesses) {
         Check C;
-        if (planCheck(A, Lv, LI, SE, TLI, C))
+        if (planCheck(A, Lv, LI, SE, DT, TLI, C))
             Checks.push_back(C);
     }
     if (Lv.Discard) {

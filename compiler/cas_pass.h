@@ -8,6 +8,7 @@
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/Dominators.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/PassManager.h"
 
 namespace tsr {
@@ -28,12 +29,22 @@ struct Access {
     bool Write;
 };
 
+// A condition under which a loop that a check left is entered (an inner
+// loop's `m > 0`), true when Cond is, or false with EnterIfFalse.
+struct Guard {
+    llvm::ICmpInst *Cond;
+    bool EnterIfFalse;
+    bool operator==(const Guard &O) const { return Cond == O.Cond && EnterIfFalse == O.EnterIfFalse; }
+};
+
 // A range check to insert before At: bytes [Lo, End), or, with Stride
-// (the step form), Count blocks of Block bytes from Lo, Stride bytes apart.
+// (the step form), Count blocks of Block bytes from Lo, Stride bytes apart;
+// and only where every guard holds, so only if the access runs at all.
 struct Check {
     llvm::Instruction *At = nullptr;
     const llvm::SCEV *Lo = nullptr, *End = nullptr, *Base = nullptr;
     const llvm::SCEV *Stride = nullptr, *Block = nullptr, *Count = nullptr;
+    llvm::SmallVector<Guard, 2> Guards;
     bool Write = false, Dead = false;
 };
 

@@ -5,6 +5,7 @@
 #include "tessera.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "api/fork.h"
 #include "api/globals.h"
@@ -26,16 +27,43 @@
 #include "util/aslr.h"
 #include "util/config.h"
 #include "util/cpu.h"
+#include "util/fatal.h"
 #include "util/guard.h"
 #include "util/log.h"
 
 static double t_start;
+/* Between tsr_init and tsr_finalize, in the node's own process. */
+static int running;
+static pid_t node_pid;
+
+/* A program that ends (exit, or a return from main) between tsr_init and
+ * tsr_finalize stops the job: its node says so, with its status, and tsrun
+ * repeats it. So does one that ends with a non-zero status after
+ * tsr_finalize, which tsrun reports as a failure: the status is the
+ * program's own choice, and saying so tells it from a runtime error. A
+ * child the program forked is not the node. */
+static void say_how_it_ended(int status, void *arg)
+{
+    (void)arg;
+    if (getpid() != node_pid)
+        return;
+    if (running)
+        log_last_words("the program ended with status %d (exit, or a return from main) before "
+                       "calling tsr_finalize", status);
+    else if (status)
+        log_last_words("the program ended with status %d (exit, or a return from main) after "
+                       "tsr_finalize, which had found nothing wrong", status);
+}
 
 int tsr_init(int *argc, char ***argv)
 {
     (void)argc;
     guard_start();
     t_start = now_s();
+    node_pid = getpid();
+    running = 1;
+    on_exit(say_how_it_ended, NULL);
+    fatal_signals_install();
     config_load();
     if (!cfg.boot && cfg.nodes > 1) /* srun or mpirun: see aslr_restart */
         aslr_restart(argv ? *argv : NULL);
@@ -83,6 +111,7 @@ void tsr_finalize(void)
     transport_shutdown();
     boot_fin();
     guard_stop();
+    running = 0;
     /* After the shutdown, so that the other nodes finish cleanly. */
     if (stats_lost)
         log_die("tsr_finalize: stopping with status 1: the statistics were not written");

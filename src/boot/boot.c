@@ -188,6 +188,19 @@ void boot_stop(int failed, const char *cause, int reporter)
 
 void boot_stop_hung(int failed, const char *cause) { stop_noting(BOOT_HUNG, failed, cause, -1); }
 
+/* log_last_words' hook: tsrun repeats why this node ends when it reports
+ * its exit (BOOT_DIED). One write on a socket, no allocation: safe in a
+ * signal handler and from any thread. */
+static void tell_launcher_why(const char *why)
+{
+    if (boot.launcher_fd < 0)
+        return;
+    boot_note note = {BOOT_MAGIC, BOOT_DIED, (uint32_t)cfg.node, {0}};
+    size_t len = strnlen(why, sizeof note.reason - 1);
+    memcpy(note.reason, why, len);
+    io_write_all(boot.launcher_fd, &note, sizeof note);
+}
+
 /* tsrun stopped the job while this node waited for the table: the header
  * read so far is the start of a BOOT_ABORT note. */
 static void launcher_aborted(const boot_table *t, double deadline)
@@ -364,6 +377,7 @@ void boot_start(void)
     if (cfg.boot && (strlen(cfg.secret) != BOOT_SECRET_LEN ||
                      strspn(cfg.secret, "0123456789abcdefABCDEF") != BOOT_SECRET_LEN))
         log_die("TSR_SECRET must be %d hex characters", BOOT_SECRET_LEN);
+    log_on_last_words(tell_launcher_why);
     boot_endpoint *ep = cfg.boot ? register_with_launcher() : meet_without_launcher();
     find_hosts(ep);
     double deadline = now_s() + cfg.connect_timeout_s;

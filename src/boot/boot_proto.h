@@ -14,6 +14,8 @@
  *  node -> tsrun   BOOT_HUNG    the same, node k having stopped responding
  *                               (heartbeats): it will say nothing better of
  *                               itself, so stop the job and kill it now
+ *  node -> tsrun   BOOT_DIED    I am ending for a reason of my own (why, as
+ *                               printed on my stderr): repeat it with my exit
  */
 #ifndef TSR_BOOT_PROTO_H
 #define TSR_BOOT_PROTO_H
@@ -23,7 +25,22 @@
 #define BOOT_MAGIC 0x31525354u /* "TSR1" */
 #define BOOT_SECRET_LEN 32     /* hex characters */
 
-enum { BOOT_HELLO = 1, BOOT_TABLE, BOOT_FIN, BOOT_ABORT, MESH_HELLO, MESH_ACK, BOOT_STOP, BOOT_HUNG };
+enum {
+    BOOT_HELLO = 1,
+    BOOT_TABLE,
+    BOOT_FIN,
+    BOOT_ABORT,
+    MESH_HELLO,
+    MESH_ACK,
+    BOOT_STOP,
+    BOOT_HUNG,
+    BOOT_DIED
+};
+
+/* A reason, NUL included: a note of 1 KiB. Reasons are relayed whole up to
+ * this (the longest the runtime writes, a Munin annotation error with two
+ * addresses, is under 200 bytes); a program's own longer text is cut. */
+#define BOOT_REASON_LEN 1012
 
 typedef struct boot_hello {
     uint32_t magic, type;
@@ -65,8 +82,9 @@ typedef struct boot_table {
 typedef struct boot_note {
     uint32_t magic, type;
     uint32_t node;        /* BOOT_ABORT, BOOT_STOP, BOOT_HUNG: the failed node or BOOT_NO_NODE;
-                             MESH_ACK: the acceptor */
-    char reason[116];     /* BOOT_ABORT, BOOT_STOP, BOOT_HUNG: why, NUL-terminated */
+                             MESH_ACK: the acceptor; BOOT_DIED: the sender */
+    char reason[BOOT_REASON_LEN]; /* BOOT_ABORT, BOOT_STOP, BOOT_HUNG, BOOT_DIED: why,
+                                     NUL-terminated */
 } boot_note;
 
 #endif

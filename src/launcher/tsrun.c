@@ -63,6 +63,7 @@ typedef struct node {
     boot_endpoint ep;
     boot_note in;  /* the note being received on conn */
     size_t in_have;
+    char *said;    /* why it ends, in its own words (BOOT_DIED), or NULL */
     line_relay io[2]; /* its stdout and stderr with -p */
 } node;
 
@@ -329,6 +330,8 @@ static void on_note(int i, const boot_note *note)
         return;
     if (note->type == BOOT_FIN)
         nodes[i].finished = 1;
+    if (note->type == BOOT_DIED && !nodes[i].said)
+        nodes[i].said = strndup(note->reason, sizeof note->reason - 1);
     if (note->type != BOOT_STOP && note->type != BOOT_HUNG)
         return;
     nodes[i].consequence = 1;
@@ -339,8 +342,12 @@ static void on_note(int i, const boot_note *note)
         job_failed((int)note->node, why);
         return;
     }
-    if (note->node == BOOT_NO_NODE && !exit_status)
-        exit_status = 1; /* the runtime stopped the whole job (collective mismatch, stall) */
+    if (note->node == BOOT_NO_NODE && !exit_status) {
+        /* The runtime stopped the whole job (collective mismatch, stall). */
+        exit_status = 1;
+        fprintf(stderr, "tsrun: the job stops: %.*s (reported by node %d)\n",
+                (int)sizeof note->reason - 1, note->reason, i);
+    }
     if (suspect.node >= 0 || note->node >= (uint32_t)opt.n)
         return;
     suspect.node = (int)note->node;
@@ -380,7 +387,9 @@ static void describe_exit(const node *nd, int status, char *buf, size_t len)
         snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(status),
                  strsignal(WTERMSIG(status)));
     else if (WEXITSTATUS(status))
-        snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+        /* Before it registered, a node has no way to tell tsrun why. */
+        snprintf(buf, len, "exited with status %d%s", WEXITSTATUS(status),
+                 nd->registered ? "" : " before joining the job (its own output says why)");
     else if (!nd->registered)
         snprintf(buf, len, "exited without calling tsr_finalize (it never called tsr_init)");
     else if (!nd->finished)
@@ -395,11 +404,15 @@ static void node_exited(int i, int status)
     read_node_conn(i); /* BOOT_FIN or BOOT_STOP is written before exit */
     nd->exited = 1;
     live--;
-    char why[160];
+    char why[160 + BOOT_REASON_LEN];
     if (!remote_describe(i, nd->registered, status, why, sizeof why))
         describe_exit(nd, status, why, sizeof why);
     if (!why[0] || nd->consequence || stopping)
         return;
+    if (nd->said) {
+        size_t len = strlen(why);
+        snprintf(why + len, sizeof why - len, ": %s", nd->said);
+    }
     exit_status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
     if (!exit_status)
         exit_status = 1;
@@ -436,7 +449,7 @@ static int first_unregistered(void)
 static void check_deadlines(double started_at)
 {
     double t = now_s();
-    char why[160];
+    char why[sizeof suspect.why + 40];
     int late = stopping || nregistered == opt.n ? -1 : first_unregistered();
     if (late >= 0 && t - started_at > opt.startup_limit) {
         snprintf(why, sizeof why, "did not call tsr_init within %.0f s (TSR_CONNECT_TIMEOUT)",

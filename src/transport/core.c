@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "boot/boot.h"
+#include "boot/boot_proto.h"
 #include "stats/stats.h"
 #include "transport/backend.h"
 #include "transport/holdup.h"
@@ -246,8 +247,9 @@ void core_link_closed(int peer)
 
 static void on_abort(int src, const tsr_msg_hdr *h, void *payload)
 {
-    char cause[512];
-    snprintf(cause, sizeof cause, "%.*s", (int)(h->len < 511 ? h->len : 511), (char *)payload);
+    char cause[BOOT_REASON_LEN];
+    snprintf(cause, sizeof cause, "%.*s", (int)(h->len < sizeof cause ? h->len : sizeof cause - 1),
+             (char *)payload);
     /* ARG_NODE_OR_ALL: a node of the job, or -1 when the whole job failed. */
     stop_because((int)(int64_t)h->arg[0], cause, src);
 }
@@ -309,7 +311,7 @@ static void heartbeat_tick(double now)
 
 static void launcher_news(void)
 {
-    char why[128];
+    char why[BOOT_REASON_LEN];
     int failed = boot_launcher_news(why, sizeof why);
     stop_because(failed, why, -1);
 }

@@ -21,19 +21,41 @@ void log_set_name(const char *name)
     snprintf(prefix, sizeof prefix, "%s", name);
 }
 
+/* Room for a line: a reason relayed from another node (up to a boot note's
+ * 1 KiB) with what this node adds around it. */
+#define LINE_MAX_BYTES 2048
+
+static void (*last_words_hook)(const char *why);
+
+void log_on_last_words(void (*tell)(const char *why)) { last_words_hook = tell; }
+
 /* Formats into one buffer and writes it at once (io_write_all: one write(2)
  * unless the pipe is full, retried after a signal): messages from several
  * threads and nodes do not interleave mid-line, and no stdio lock is taken
- * (a dying comm thread must not wait on the application's stdout). */
-static void emit(const char *fmt, va_list ap)
+ * (a dying comm thread must not wait on the application's stdout). With
+ * `last`, the message is also this process's last words (log_last_words). */
+static void emit_as(int last, const char *fmt, va_list ap)
 {
-    char buf[1024];
-    int n = snprintf(buf, sizeof buf, "%s: ", prefix);
-    n += vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    char buf[LINE_MAX_BYTES];
+    int at = snprintf(buf, sizeof buf, "%s: ", prefix);
+    int n = at + vsnprintf(buf + at, sizeof buf - (size_t)at - 1, fmt, ap);
     if (n > (int)sizeof buf - 2)
         n = (int)sizeof buf - 2;
-    buf[n++] = '\n';
-    io_write_all(STDERR_FILENO, buf, (size_t)n);
+    buf[n] = '\n';
+    io_write_all(STDERR_FILENO, buf, (size_t)n + 1);
+    buf[n] = 0;
+    if (last && last_words_hook)
+        last_words_hook(buf + at);
+}
+
+static void emit(const char *fmt, va_list ap) { emit_as(0, fmt, ap); }
+
+void log_last_words(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    emit_as(1, fmt, ap);
+    va_end(ap);
 }
 
 void log_warn(const char *fmt, ...)
@@ -58,7 +80,7 @@ void log_die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    emit(fmt, ap);
+    emit_as(1, fmt, ap);
     va_end(ap);
     /* Every stream, through libc's own list: `stdout` itself may lie on a
      * shared page of the program's globals (docs/GLOBALS.md), which another
@@ -71,7 +93,7 @@ void log_die_status(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    emit(fmt, ap);
+    emit_as(status != TSR_EXIT_PEER_FAILED, fmt, ap);
     va_end(ap);
     _exit(status);
 }

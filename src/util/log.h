@@ -24,6 +24,13 @@ void log_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn
  * one write(2) so that no lock a stopped thread holds can hang it). */
 void log_die_status(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
+/* Prints the message as log_warn does, as the reason this process is
+ * about to end, and hands it (without the prefix) to the hook set by
+ * log_on_last_words, which tells tsrun. Async-signal-safe as far as the
+ * hook is. log_die and log_die_status call it, except with
+ * TSR_EXIT_PEER_FAILED, whose reason is another node's. */
+void log_last_words(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_on_last_words(void (*tell)(const char *why));
 /* Verbose tracing, enabled by TSR_VERBOSE=1. */
 extern int log_verbose;
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

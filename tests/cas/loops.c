@@ -70,7 +70,10 @@ void column(double (*m)[1024], long n, long c)
 // HOIST: {{^}}}
 
 /* A loop nest: aghoist checks each row before the inner loop, maxaghoist
- * the whole matrix once before the outer loop (rows one after another). */
+ * the whole matrix once before the outer loop (rows one after another).
+ * The inner loop is entered only if m > 0: the check before the nest is of
+ * no bytes otherwise (the second select), so a write check never covers a
+ * store that will not run. */
 void scale(double *a, long n, long m)
 {
     for (long i = 0; i < n; i++)
@@ -88,7 +91,9 @@ void scale(double *a, long n, long m)
 // MAXH-NOT: call void @tsr_range
 // MAXH: {{^}}}
 // MAXD-LABEL: define {{.*}} @scale(
-// MAXD: call void @tsr_range_write(
+// MAXD: select i1 %{{[0-9]+}}, i64 %{{[0-9]+}}, i64 0
+// MAXD-NEXT: select i1 %{{[0-9]+}}, i64 %{{[0-9]+}}, i64 0
+// MAXD-NEXT: call void @tsr_range_write(
 // MAXD: phi
 // MAXD-NOT: call void @tsr_range
 // MAXD: {{^}}}
@@ -191,3 +196,42 @@ void clear(char *a, long n)
 // ALL-LABEL: define {{.*}} @clear(
 // ALL: call void @tsr_range_write(ptr %0, i64 %1)
 // ALL-NEXT: call void @llvm.memset
+
+/* A store under a condition may never run (data never negative): no write
+ * check for it at any hoisting level, only the read check of its load, so
+ * that a loop nest that writes nothing makes no twin, takes no page and
+ * breaks no read_only promise. If it does run, it faults as without the
+ * pass. (The single loop is issue 51's program, tests/cas/clip_run.c,
+ * whose IR cas_pass.sh checks too.) At the max levels the whole matrix is
+ * read once. */
+void clip_rows(double *a, long n, long m)
+{
+    for (long i = 0; i < n; i++)
+        for (long j = 0; j < m; j++)
+            if (a[i * m + j] < 0)
+                a[i * m + j] = 0;
+}
+// HOIST-LABEL: define {{.*}} @clip_rows(
+// MAXH: call void @tsr_range_read(
+// MAXH: phi
+// HOIST-NOT: call void @tsr_range_write
+// MAXH-NOT: call void @tsr_range
+// HOIST: {{^}}}
+
+/* A row is doubled only when its flag is set: the store runs on every
+ * iteration of the inner loop, not of the outer one, so at the max levels
+ * its write check stays before the inner loop, which runs only for the
+ * rows doubled, while the reads are checked once before the nest. */
+void double_flagged(double *a, const int *flag, long n, long m)
+{
+    for (long i = 0; i < n; i++)
+        if (flag[i])
+            for (long j = 0; j < m; j++)
+                a[i * m + j] *= 2;
+}
+// MAXH-LABEL: define {{.*}} @double_flagged(
+// MAXH-NOT: call void @tsr_range_write
+// MAXH: phi
+// MAXH: call void @tsr_range_write(
+// MAXH-NOT: call void @tsr_range
+// MAXH: {{^}}}

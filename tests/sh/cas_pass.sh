@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CAS-DSM pass (docs/CAS.md) on small C functions (tests/cas/loops.c): at
 # each level, where the checks land and which are discarded, checked with
-# LLVM 16's FileCheck against that level's prefixes; where -tsr-poll puts
+# LLVM 16's FileCheck against that level's prefixes, and issue 51's
+# clipping loop (tests/cas/clip_run.c) given no write check; where -tsr-poll puts
 # its polls, and none without it (tests/cas/poll.c). Also: tsrcc refuses an
 # unknown level, naming it.
 . tests/lib.sh
@@ -27,6 +28,9 @@ src=tests/cas/loops.c
 for lp in "${levels[@]}"; do
     level=${lp%%:*}
     ir_check "loops.c $level" $src "${lp#*:}" -mllvm -tsr-cas=$level
+done
+for level in aghoist agdiscard maxaghoist maxagdiscard; do
+    ir_check "clip_run.c $level" tests/cas/clip_run.c HOIST -Iinclude -mllvm -tsr-cas=$level
 done
 poll=tests/cas/poll.c
 ir_check "poll.c basic" $poll ALL -mllvm -tsr-cas=basic

@@ -23,9 +23,9 @@ named() {
 }
 M=$B/tests/mp/misbehave
 named "exit(3) on node 2 is reported as node 2's status 3" 3 \
-    "^tsrun: node 2 exited with status 3; stopping the job" "node 2 " $TSRUN -n 4 $M exit 2 3
+    "^tsrun: node 2 exited with status 3: the program ended with status 3 (exit, or a return from main) before calling tsr_finalize; stopping the job" "node 2 " $TSRUN -n 4 $M exit 2 3
 named "exit(3) on node 0 is reported as node 0's status 3" 3 \
-    "^tsrun: node 0 exited with status 3; stopping the job" "node 0 " $TSRUN -n 3 $M exit 0 3
+    "^tsrun: node 0 exited with status 3: the program ended with status 3 (exit, or a return from main) before calling tsr_finalize; stopping the job" "node 0 " $TSRUN -n 3 $M exit 0 3
 named "a node that exits before tsr_init is named" 1 \
     "^tsrun: node 2 exited without calling tsr_finalize (it never called tsr_init); stopping the job" \
     "node 2 " $TSRUN -n 4 $M quit 2
