@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tessera.h"
+#include "munin_test.h"
 
 #define COLS 512 /* one row = one 4 KiB page */
 #define ROWS 24
@@ -38,6 +38,29 @@ static inline void sor_band(int node, int nodes, long *lo, long *hi)
     long base = ROWS / nodes, extra = ROWS % nodes;
     *lo = 1 + node * base + (node < extra ? node : extra);
     *hi = *lo + base + (node < extra);
+}
+
+/* Runs `iters` iterations over rows [lo, hi) of grid, relaxing into
+ * scratch; from iteration `from` on, counts this node's update messages
+ * and its other messages. */
+static inline void sor_iterate(sor_row *grid, sor_row *scratch, long lo, long hi, int iters,
+                               int from, uint64_t *updates, uint64_t *others)
+{
+    tsr_stats s0 = {0}, s1;
+    uint64_t u0 = 0;
+    for (int it = 0; it < iters; it++) {
+        if (it == from) {
+            tsr_stats_get(&s0);
+            u0 = munin_counter("updates_sent");
+        }
+        sor_relax(scratch, grid, lo, hi);
+        tsr_barrier();
+        sor_copy(grid, scratch, lo, hi);
+        tsr_barrier();
+    }
+    tsr_stats_get(&s1);
+    *updates = munin_counter("updates_sent") - u0;
+    *others = s1.messages_sent - s0.messages_sent - *updates;
 }
 
 /* A private array of the grid's shape; without memory the test stops,

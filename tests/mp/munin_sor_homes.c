@@ -9,7 +9,6 @@
  * lost a reader, shows in these counts or stops the job. */
 /* tsr-test: munin -n 2,3,4,5 */
 #include "munin_sor.h"
-#include "munin_test.h"
 
 #define ITERS 10
 #define SETTLED 4 /* iterations after which no copyset changes (docs/MUNIN.md) */
@@ -66,21 +65,8 @@ static void run(const tsr_attr *a, const char *homes, int init, sor_row *ref)
     sor_row *scratch = sor_private_grid();
     initialise(grid, init, lo, hi);
     tsr_barrier();
-    tsr_stats s0 = {0}, s1;
-    uint64_t u0 = 0;
-    for (int it = 0; it < ITERS; it++) {
-        if (it == SETTLED) {
-            tsr_stats_get(&s0);
-            u0 = munin_counter("updates_sent");
-        }
-        sor_relax(scratch, grid, lo, hi);
-        tsr_barrier();
-        sor_copy(grid, scratch, lo, hi);
-        tsr_barrier();
-    }
-    tsr_stats_get(&s1);
-    uint64_t updates = munin_counter("updates_sent") - u0;
-    uint64_t others = s1.messages_sent - s0.messages_sent - updates;
+    uint64_t updates, others;
+    sor_iterate(grid, scratch, lo, hi, ITERS, SETTLED, &updates, &others);
     uint64_t want = (uint64_t)destinations(a, lo, hi) * (ITERS - SETTLED);
     uint64_t barriers = 2 * (ITERS - SETTLED) * (me == 0 ? n - 1 : 1);
     CHECK(updates == want, "homes %s, initialised by %s: %llu update messages in %d iterations, "
