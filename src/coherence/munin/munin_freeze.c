@@ -138,10 +138,16 @@ void mu_freeze_tell(uint32_t *sent)
     free(box);
 }
 
-void mu_writer_dropped(int src, uint32_t p)
+void mu_writer_dropped(int src, uint32_t p, outbox *told)
 {
-    if (!has_flag(p, F_FROZEN))
+    if (!has_flag(p, F_FROZEN)) {
         atomic_fetch_and(&mu[p].cs, ~bit(src));
+        return;
+    }
+    /* A writer that was not told: the copyset was fixed in an epoch it did
+     * not write in, or it wrote before the telling barrier. */
+    uint64_t cs = atomic_fetch_or(&mu[p].cs, bit(src)) | bit(src);
+    outbox_add(told, p, 0, &cs, sizeof cs);
 }
 
 /* A writer learns a frozen copyset: it updates the consumers directly.
@@ -159,12 +165,10 @@ static int bad_copysets(int src, const tsr_msg_hdr *h, const void *payload)
     return 0;
 }
 
-static void on_frozen(int src, const tsr_msg_hdr *h, void *payload)
+int mu_learn_copysets(int src, const tsr_msg_hdr *h, const void *payload)
 {
-    if (bad_copysets(src, h, payload)) {
-        am_reject(src, h, "a copyset of a page the sender does not manage, or malformed");
-        return;
-    }
+    if (bad_copysets(src, h, payload))
+        return -1;
     size_t pos = 0;
     for (uint64_t i = 0; i < h->arg[0]; i++) {
         outbox_entry e;
@@ -173,6 +177,15 @@ static void on_frozen(int src, const tsr_msg_hdr *h, void *payload)
         memcpy(&v, e.bytes, sizeof v);
         atomic_store(&mu[e.page].cs, v);
         set_flag(e.page, F_FROZEN);
+    }
+    return 0;
+}
+
+static void on_frozen(int src, const tsr_msg_hdr *h, void *payload)
+{
+    if (mu_learn_copysets(src, h, payload)) {
+        am_reject(src, h, "a copyset of a page the sender does not manage, or malformed");
+        return;
     }
     coh_counted_arrival((uint32_t)h->arg[2]);
 }

@@ -119,6 +119,7 @@ typedef struct mu_ctx {
     uint64_t value; /* reduction: the old value */
     uint32_t page;
     int want, had_copy;
+    outbox told; /* update acks: fixed copysets for the writer (munin_freeze.c) */
 } mu_ctx;
 
 mu_ctx *mu_ctx_new(void (*done)(mu_ctx *), int src, uint64_t reply);
@@ -162,8 +163,13 @@ void mu_freeze_tell(uint32_t *sent);
  * has not processed yet: 1; 0 if from the current epoch; -1 if from
  * neither (a bad message). */
 int mu_join_early(uint64_t epoch);
-/* The manager got a diff of p from src, which dropped its copy (U_DROPPED). */
-void mu_writer_dropped(int src, uint32_t p);
+/* The manager got a diff of p from src, which dropped its copy (U_DROPPED):
+ * src leaves the copyset, or, if it is fixed already, learns it in `told`
+ * (the update's ack). */
+void mu_writer_dropped(int src, uint32_t p, outbox *told);
+/* Installs the copysets of an ack's or MSG_MU_FROZEN's entries, from the
+ * pages' manager src; -1, changing nothing, if one is not that. */
+int mu_learn_copysets(int src, const tsr_msg_hdr *h, const void *payload);
 
 /* munin_reduce.c */
 void mu_reduce_init(void);

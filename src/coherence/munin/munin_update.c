@@ -99,7 +99,8 @@ void mu_send_update(int dest, outbox *o, mu_ctx *ack_ctx)
 
 static void ack_update(mu_ctx *c)
 {
-    am_send(c->src, MSG_MU_UPDATE_ACK, 0, c->reply, 0, NULL, 0);
+    am_send(c->src, MSG_MU_UPDATE_ACK, c->told.count, c->reply, 0, c->told.buf, c->told.len);
+    outbox_free(&c->told);
     free(c);
 }
 
@@ -121,7 +122,7 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "%s", why);
         return;
     }
-    outbox *fwd = NULL;
+    outbox *fwd = NULL, told = {0};
     size_t pos = 0;
     for (uint32_t i = 0; i < (uint32_t)h->arg[0]; i++) {
         outbox_entry e;
@@ -133,14 +134,16 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
             forward(src, e.page, e.bytes, e.len, fwd);
         }
         if (e.flags & U_DROPPED)
-            mu_writer_dropped(src, e.page);
+            mu_writer_dropped(src, e.page, &told);
     }
     COUNTER_ADD(updates_applied, 1);
     if (!h->arg[1]) {
+        outbox_free(&told); /* no ack to carry it: a forwarded update is acked */
         coh_counted_arrival((uint32_t)h->arg[2]);
         return;
     }
     mu_ctx *c = mu_ctx_new(ack_update, src, h->arg[1]);
+    c->told = told;
     uint32_t pending = 0;
     for (int j = 0; fwd && j < cfg.nodes; j++)
         if (fwd[j].count) {
@@ -153,8 +156,12 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
     mu_ctx_start(c, pending);
 }
 
+/* The ack may carry copysets fixed before this node was told (a writer
+ * of a stable page); the update itself is done either way. */
 static void on_update_ack(int src, const tsr_msg_hdr *h, void *payload)
 {
+    if (h->arg[0] && mu_learn_copysets(src, h, payload))
+        am_reject(src, h, "a copyset of a page the sender does not manage, or malformed");
     mu_ctx *c = req_ctx(h->arg[1]);
     req_close(h->arg[1]);
     mu_ctx_ack(c);
