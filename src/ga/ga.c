@@ -391,10 +391,13 @@ void ga_fence_all(void)
             table[i]->engine->fence(table[i]);
 }
 
+/* Every synchronization event completes this node's accesses; OrderCache
+ * also writes its dirty lines back and drops every line, the paper's
+ * flush and invalidation. A release needs the first, an acquire the
+ * second (a line cached before it may be stale); the fence does both. */
 void tsr_ga_barrier(void)
 {
     guard_check("tsr_ga_barrier");
-    ga_fence_all();
     coll_sig sig = ga_sig(COLL_GA_BARRIER, 0, NULL);
     barrier_collective(&sig);
 }
@@ -409,4 +412,5 @@ void ga_init(void)
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         stats_register(all[i]);
     ga_wire_init();
+    sync_set_hooks(ga_fence_all, ga_fence_all);
 }

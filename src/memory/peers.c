@@ -143,6 +143,22 @@ static int map_peer(int j, int pid, const int fds[2])
     return -1;
 }
 
+/* Whether process pid has exited (gone, or a zombie not yet reaped): its
+ * /proc entries are then empty, and the job is about to say why it ended. */
+static int process_exited(int pid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *state = strrchr(buf, ')'); /* the name may hold spaces and ')' */
+    return state && (state[2] == 'Z' || state[2] == 'X');
+}
+
 void peers_map(void)
 {
     if (!own_file)
@@ -157,11 +173,16 @@ void peers_map(void)
         if (r < 0)
             continue;
         if (r > 0 || map_peer(j, pid, fds)) {
+            int err = errno;
+            peers[j] = (peer){0};
+            /* A peer that stopped on its own error right after the start
+             * is not a mapping problem: its exit is what the job reports. */
+            if (r == 0 && process_exited(pid))
+                continue;
             if (!failed++) {
                 first = j;
-                why = r > 0 ? "it did not publish it" : strerror(errno);
+                why = r > 0 ? "it did not publish it" : strerror(err);
             }
-            peers[j] = (peer){0};
             continue;
         }
         none = 0;

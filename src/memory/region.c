@@ -3,13 +3,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "boot/iface.h"
 #include "memory/peers.h"
 #include "util/config.h"
+#include "util/io.h"
 #include "util/log.h"
 
 tsr_region region;
@@ -21,13 +24,34 @@ _Static_assert(TSR_MEMORY_MAX == (size_t)UINT32_MAX * PAGE_SIZE,
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
+/* Stops the node over a reservation of `size` bytes the kernel refused
+ * with err, naming what refused it where that can be known: a finite
+ * address-space limit (ulimit -v), with its value, or strict overcommit. */
+static void die_unreserved(size_t size, const char *what, int err)
+{
+    struct rlimit as;
+    unsigned long long mode = 0;
+    char why[320];
+    if (err == ENOMEM && !getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY)
+        snprintf(why, sizeof why, "this process's address-space limit (ulimit -v) is %llu MiB, "
+                 "and the region takes three views of TSR_MEMORY: lower TSR_MEMORY or tsrun -m "
+                 "to at most a quarter of the limit (%llu MiB), or raise the limit",
+                 (unsigned long long)(as.rlim_cur >> 20), (unsigned long long)(as.rlim_cur >> 22));
+    else if (err == ENOMEM && !io_read_number("/proc/sys/vm/overcommit_memory", &mode) &&
+             mode == 2)
+        snprintf(why, sizeof why, "vm.overcommit_memory is 2, which counts reservations against "
+                 "the commit limit: lower TSR_MEMORY or tsrun -m");
+    else
+        snprintf(why, sizeof why, "lower TSR_MEMORY or tsrun -m");
+    log_die("cannot reserve %zu MiB of address space for %s on host %s (TSR_MEMORY=%zu MiB): "
+            "%s; %s", size >> 20, what, iface_host(), cfg.memory >> 20, strerror(err), why);
+}
+
 static void *reserve(size_t size, int prot, int flags, int fd, const char *what)
 {
     void *p = mmap(NULL, size, prot, flags | MAP_NORESERVE, fd, 0);
     if (p == MAP_FAILED)
-        log_die("cannot reserve %zu MiB of address space for %s on host %s (TSR_MEMORY=%zu MiB): "
-                "%m; lower TSR_MEMORY or tsrun -m, or lift what limits reservations (ulimit -v, "
-                "vm.overcommit_memory=2)", size >> 20, what, iface_host(), cfg.memory >> 20);
+        die_unreserved(size, what, errno);
     return p;
 }
 
@@ -44,6 +68,8 @@ void region_init(void)
     void *want = (void *)cfg.base;
     void *app = mmap(want, region.size, PROT_NONE, MAP_SHARED | MAP_FIXED_NOREPLACE | MAP_NORESERVE,
                      region.memfd, 0);
+    if (app == MAP_FAILED && errno == ENOMEM)
+        die_unreserved(region.size, "the application view", ENOMEM);
     if (app == MAP_FAILED || app != want) {
         int err = app == MAP_FAILED ? errno : EEXIST;
         if (app != MAP_FAILED)

@@ -164,6 +164,7 @@ void barrier_collective(const coll_sig *sig)
 {
     if (!lock_held_count())
         coh_sync_point(1);
+    sync_releasing();
     double t0 = now_s();
     am_wait_room();
     stall_enter(epoch, sig);
@@ -189,6 +190,7 @@ void barrier_collective(const coll_sig *sig)
     if (coh_barrier_done(done.departure, done.len, done.expected))
         log_die_status(1, "barrier: the protocols refused a departure checked on arrival");
     free(done.departure);
+    sync_acquired();
     STAT_ADD(barriers, 1);
     STAT_TIME(barrier_wait_s, now_s() - t0);
 }

@@ -32,9 +32,10 @@ typedef enum {
 
 /* On the wire, at the end of MSG_BARRIER_ARRIVE's payload. */
 typedef struct coll_sig {
-    uint64_t kind; /* coll_kind */
+    uint64_t kind; /* coll_kind; COLL_ALLOC: the cyclic block length above bit 32 */
     uint64_t arg;  /* COLL_ALLOC: bytes asked for; COLL_FREE: the address */
-    uint64_t attr; /* COLL_ALLOC: hash of the tsr_attr */
+    uint64_t attr; /* COLL_ALLOC: the tsr_attr fields that matter, packed
+                    * (collective.c), so that a mismatch names the field */
 } coll_sig;
 
 /* The signature of a call; attr only for COLL_ALLOC (NULL otherwise). */

@@ -319,6 +319,7 @@ void lock_acquire(int id)
     lock_own(coh_lock_acquire(id, grant.payload, grant.len)
                  ? "its protocols refused a checked grant" : NULL, id);
     free(grant.payload);
+    sync_acquired();
     STAT_ADD(lock_acquires, 1);
     STAT_TIME(lock_wait_s, now_s() - t0);
 }
@@ -331,6 +332,7 @@ void lock_release(int id)
 {
     if (!held_here[id])
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
+    sync_releasing();
     am_wait_room();
     coh_release();
     held_here[id] = 0;

@@ -43,5 +43,11 @@ int lock_held_list(int32_t *out, int max);
 /* At a barrier arrival: adds the releases sent to each manager since the
  * last barrier to sent[] (the barrier's counted messages). */
 void lock_count_releases(uint32_t *sent);
+/* hooks.c: functions of a layer above to run at every lock release and
+ * barrier arrival (release), and after every lock grant and barrier
+ * departure (acquire), on the application thread; NULL for none. */
+void sync_set_hooks(void (*release)(void), void (*acquire)(void));
+void sync_releasing(void);
+void sync_acquired(void);
 
 #endif

@@ -61,8 +61,10 @@ static long env_long(const char *name, long dflt, long lo, long hi)
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        log_die("%s='%s' is not an integer in [%ld, %ld]", name, s, lo, hi);
+    /* Digits first: strtol takes a sign and leading spaces ("+5", " 5"). */
+    if (!isdigit((unsigned char)s[0]) || errno || *end || v < lo || v > hi)
+        log_die("%s='%s' is not an integer in [%ld, %ld] (decimal digits only)", name, s, lo,
+                hi);
     return v;
 }
 
@@ -163,12 +165,15 @@ static int fault_key(const char *key, const char *val)
 {
     char *end;
     errno = 0;
+    /* Digits first: strtoull and strtod take signs and leading spaces. */
+    if (!isdigit((unsigned char)val[0]))
+        return -1;
     if (!strcmp(key, "seed")) {
         cfg.faults.seed = strtoull(val, &end, 10);
-        return errno || end == val || *end || val[0] == '-' ? -1 : 0;
+        return errno || *end ? -1 : 0;
     }
     double v = strtod(val, &end);
-    if (errno || end == val || v < 0)
+    if (errno)
         return -1;
     if (!strcmp(key, "delay")) {
         double unit = !strcmp(end, "us") || !*end ? 1 : !strcmp(end, "ms") ? 1e3

@@ -118,9 +118,12 @@ static void forge_munin(uint32_t mu0, uint32_t mu1)
     forge('r', MSG_MU_INVAL, mu0 | (uint64_t)INV_DROP << 32, 0, 0, 0); /* not its manager */
     forge('r', MSG_MU_REQ, mu1 | 1ull << 32 | (uint64_t)A_READ << 48, 0, 0, 0); /* not managed here */
     forge('r', MSG_MU_REQ, mu0 | 1ull << 32 | 7ull << 48, 0, 0, 0);  /* unknown access */
+    forge('r', MSG_MU_REQ, mu0 | 1ull << 32 | (uint64_t)A_READ << 48, 0, 1000, 0); /* epoch */
     forge('r', MSG_MU_RETURN, mu1, 0, 0, 0);                          /* not managed here */
     forge_entry(mu1, U_FORWARD, diff, sizeof diff);                   /* forward, not manager */
     forge_entry(mu0, 0, past_page, sizeof past_page);                 /* run past the page */
+    forge_entry(mu0, 4, diff, sizeof diff);                           /* unknown flag */
+    forge_entry(mu0, U_FORWARD | U_DROPPED, diff, sizeof diff);       /* not a stable page */
     outbox o = {0};
     uint64_t everyone = ~0ull;
     outbox_add(&o, mu0, 0, &everyone, sizeof everyone);

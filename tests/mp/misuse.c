@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tessera.h"
+#include "tessera_munin.h"
 
 static long *shared;
 
@@ -125,6 +125,29 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "alloc_attr")) {
         tsr_attr attr = TSR_ATTR_DEFAULT;
         attr.home = last() ? TSR_HOME_CYCLIC : TSR_HOME_BLOCK;
+        tsr_alloc_attr(4096, &attr);
+    }
+    if (!strcmp(mode, "alloc_annot")) {
+        tsr_attr attr = TSR_ATTR_DEFAULT;
+        attr.proto = TSR_PROTO_MUNIN;
+        attr.annot = last() ? TSR_WRITE_SHARED : TSR_PRODUCER_CONSUMER;
+        tsr_alloc_attr(4096, &attr);
+    }
+    if (!strcmp(mode, "alloc_block")) {
+        tsr_attr attr = TSR_ATTR_DEFAULT;
+        attr.home = TSR_HOME_CYCLIC;
+        attr.block_pages = last() ? 2 : 1;
+        tsr_alloc_attr(4 * 4096, &attr);
+    }
+    if (!strcmp(mode, "alloc_ignored")) { /* fields these placements ignore */
+        tsr_attr attr = TSR_ATTR_DEFAULT;
+        attr.home_node = attr.start_node = tsr_node();
+        attr.block_pages = (size_t)tsr_node();
+        attr.annot = tsr_node();
+        tsr_alloc_attr(4096, &attr);
+        attr.home = TSR_HOME_CYCLIC;
+        attr.start_node = 0;
+        attr.block_pages = 100 + (size_t)tsr_node(); /* longer than the allocation */
         tsr_alloc_attr(4096, &attr);
     }
     if (!strcmp(mode, "skip_barrier")) {

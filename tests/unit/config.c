@@ -113,6 +113,10 @@ static void bad_values(void)
         {"TSR_PROGRESS=fast", "TSR_PROGRESS='fast' is not one of"},
         {"TSR_WRITE_DETECT=some", "TSR_WRITE_DETECT='some' is not one of"},
         {"TSR_SPIN_US=-1", "TSR_SPIN_US='-1' is not an integer in [0, 10000000]"},
+        {"TSR_SPIN_US=+5", "TSR_SPIN_US='+5' is not an integer in [0, 10000000]"},
+        {"TSR_HEARTBEAT=+0", "TSR_HEARTBEAT='+0' is not an integer in [0, 3600]"},
+        {"TSR_POLL_US= 5", "TSR_POLL_US=' 5' is not an integer in [0, 10000000]"},
+        {"TSR_STALL_WARN=1e3", "TSR_STALL_WARN='1e3' is not an integer in [0, 86400]"},
         {"TSR_STATS=yes", "TSR_STATS='yes' is not an integer in [0, 1]"},
         {"TSR_FETCH_AHEAD=0", "TSR_FETCH_AHEAD='0' is not an integer in [1, 256]"},
         {"TSR_CONNECT_TIMEOUT=5s", "TSR_CONNECT_TIMEOUT='5s' is not an integer"},
@@ -125,6 +129,9 @@ static void bad_values(void)
         {"TSR_FAULTS=loss=0.6", "TSR_FAULTS='loss=0.6': 'loss=0.6' is not one of"},
         {"TSR_FAULTS=delay=5min", "TSR_FAULTS='delay=5min': 'delay=5min' is not one of"},
         {"TSR_FAULTS=seed=-1", "TSR_FAULTS='seed=-1': 'seed=-1' is not one of"},
+        {"TSR_FAULTS=seed=+1", "TSR_FAULTS='seed=+1': 'seed=+1' is not one of"},
+        {"TSR_FAULTS=loss=+0.1", "TSR_FAULTS='loss=+0.1': 'loss=+0.1' is not one of"},
+        {"TSR_FAULTS=delay= 1ms", "TSR_FAULTS='delay= 1ms': 'delay= 1ms' is not one of"},
         {"TSR_FAULTS=jitter", "TSR_FAULTS='jitter': 'jitter' is not one of"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)

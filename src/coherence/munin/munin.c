@@ -25,8 +25,8 @@
  *                 owner's help", Section 3.3).
  *   producer-consumer  write-shared whose copyset freezes at the end of the
  *                 first barrier epoch in which an update of the page reached
- *                 another node (or after three epochs whose updates reached
- *                 nobody: the page is private), see munin_freeze.c: the
+ *                 a consumer, not only its writers (or after three epochs
+ *                 whose updates reached none), see munin_freeze.c: the
  *                 manager then tells the writers the copyset, they update the
  *                 consumers directly, a page nobody else holds stops
  *                 faulting, and a miss by any other node is a runtime error.

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "coherence/protocol.h"
+
 #include "stats/stats.h"
 
 /* Posts one request per run of pages that share a manager and waits for
@@ -39,8 +41,8 @@ static void request_runs(uint32_t first, uint32_t n, int want)
         atomic_fetch_add(&r.w.pending, 1);
         uint64_t a0 = (first + i) | (uint64_t)(j - i) << 32 | (uint64_t)want << 48;
         int manager = home(first + i);
-        am_post(manager, &m[runs++], MSG_MU_REQ, a0, req_open(manager, MSG_MU_GRANT, &r), 0,
-                NULL, 0);
+        am_post(manager, &m[runs++], MSG_MU_REQ, a0, req_open(manager, MSG_MU_GRANT, &r),
+                coh_epoch(), NULL, 0);
         i = j;
     }
     waiter_wait(&r.w);

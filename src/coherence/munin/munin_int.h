@@ -41,18 +41,24 @@ enum {
     F_SINGLE = 8,  /* a miss fetches the whole object */
     F_BOUND = 16,  /* travels with a lock (tsr_hint_lock_data) */
     F_BUSY = 32,   /* manager: an ownership transaction is under way */
+    F_TELL = 64,   /* manager: copyset fixed, its writers not told yet */
+    F_MREAD = 128, /* manager: its application read the page since the last update */
 };
 
 /* Grant flags (MSG_MU_GRANT arg0 bits 56..63). */
 enum { G_DATA = 1, G_REFUSED = 2 };
-/* Update entry flags (outbox flags). */
-enum { U_FORWARD = 1 };
+/* Update entry flags (outbox flags). U_DROPPED: the writer of a stable page
+ * whose copyset is still being learned has dropped its copy (it holds one
+ * again only if it fetches it: munin_freeze.c). */
+enum { U_FORWARD = 1, U_DROPPED = 2 };
 /* MSG_MU_INVAL modes. */
 enum { INV_DROP, INV_DOWNGRADE };
 
 typedef struct mu_page {
     _Atomic uint64_t cs;      /* manager: nodes with a copy; writer: the frozen copyset */
-    _Atomic uint64_t writers; /* manager: nodes whose diffs it forwarded this epoch */
+    _Atomic uint64_t early;   /* manager: nodes that joined cs in the next epoch */
+    _Atomic uint64_t writers; /* manager: nodes whose diffs it forwarded this epoch;
+                               * once a copyset is fixed, those of its last epoch */
     uint32_t first, npages;   /* the object (allocation) */
     _Atomic uint8_t access;
     _Atomic uint8_t flags;
@@ -72,6 +78,8 @@ static inline int access_of(uint32_t p) { return atomic_load(&mu[p].access); }
 static inline int has_flag(uint32_t p, int f) { return (atomic_load(&mu[p].flags) & f) != 0; }
 static inline void set_flag(uint32_t p, int f) { atomic_fetch_or(&mu[p].flags, (uint8_t)f); }
 static inline void clear_flag(uint32_t p, int f) { atomic_fetch_and(&mu[p].flags, (uint8_t)~f); }
+/* A producer_consumer-like page (S set): its copyset is learned, then fixed. */
+static inline int is_stable(uint32_t p) { return (mu[p].params & TSR_MUNIN_STABLE) != 0; }
 
 /* The per-page spin lock that orders a twin or a diff against an incoming
  * update (never held by application code, so the fault path may take it). */
@@ -111,6 +119,7 @@ typedef struct mu_ctx {
     uint64_t value; /* reduction: the old value */
     uint32_t page;
     int want, had_copy;
+    outbox told; /* update acks: fixed copysets for the writer (munin_freeze.c) */
 } mu_ctx;
 
 mu_ctx *mu_ctx_new(void (*done)(mu_ctx *), int src, uint64_t reply);
@@ -146,6 +155,21 @@ void mu_flush(uint32_t *sent);
 /* munin_freeze.c */
 void mu_freeze_init(void);
 void mu_barrier_done(void);
+/* A barrier arrival: sends the copysets fixed at the last barrier to their
+ * writers, counted in sent[]. */
+void mu_freeze_tell(uint32_t *sent);
+/* Whether a request made in barrier epoch `epoch` (coh_epoch at the
+ * requester) comes from a node that left a barrier whose end this manager
+ * has not processed yet: 1; 0 if from the current epoch; -1 if from
+ * neither (a bad message). */
+int mu_join_early(uint64_t epoch);
+/* The manager got a diff of p from src, which dropped its copy (U_DROPPED):
+ * src leaves the copyset, or, if it is fixed already, learns it in `told`
+ * (the update's ack). */
+void mu_writer_dropped(int src, uint32_t p, outbox *told);
+/* Installs the copysets of an ack's or MSG_MU_FROZEN's entries, from the
+ * pages' manager src; -1, changing nothing, if one is not that. */
+int mu_learn_copysets(int src, const tsr_msg_hdr *h, const void *payload);
 
 /* munin_reduce.c */
 void mu_reduce_init(void);

@@ -174,8 +174,10 @@ static void on_inval_ack(int src, const tsr_msg_hdr *h, void *payload)
 /* A copy for whoever asks, who joins the copyset - unless the copyset is
  * frozen and it is not in it. The grant is sent with mu_cs_mutex held: a
  * release by this node that then finds the requester in the copyset sends
- * its update after the copy, on the same connection. */
-static void share_serve(int src, uint32_t p, uint32_t n, uint64_t reply)
+ * its update after the copy, on the same connection. A requester already
+ * in the next barrier epoch is marked early: it read nothing of the epoch
+ * whose end this node is about to judge (munin_freeze.c). */
+static void share_serve(int src, uint32_t p, uint32_t n, uint64_t reply, int early)
 {
     pthread_mutex_lock(&mu_cs_mutex);
     for (uint32_t i = 0; i < n; i++)
@@ -184,8 +186,13 @@ static void share_serve(int src, uint32_t p, uint32_t n, uint64_t reply)
             grant(src, p + i, 1, A_NONE, G_REFUSED, reply);
             return;
         }
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
+        if (early && !(atomic_load(&mu[p + i].cs) & bit(src)))
+            atomic_fetch_or(&mu[p + i].early, bit(src));
+        if (src == cfg.node)
+            set_flag(p + i, F_MREAD);
         atomic_fetch_or(&mu[p + i].cs, bit(src));
+    }
     grant(src, p, n, A_READ, G_DATA, reply);
     pthread_mutex_unlock(&mu_cs_mutex);
 }
@@ -198,13 +205,14 @@ static int ownership(uint32_t p)
 static void on_req(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0], n = (uint32_t)(h->arg[0] >> 32) & 0xffff;
-    int want = (int)(h->arg[0] >> 48) & 0xff;
-    if (!mu_managed_by(p, n, cfg.node) || (want != A_READ && want != A_OWNED)) {
-        am_reject(src, h, "a request for pages not managed here, or for an unknown access");
+    int want = (int)(h->arg[0] >> 48) & 0xff, early = mu_join_early(h->arg[2]);
+    if (!mu_managed_by(p, n, cfg.node) || (want != A_READ && want != A_OWNED) || early < 0) {
+        am_reject(src, h, "a request for pages not managed here, for an unknown access, or "
+                  "from an epoch neither this one nor the next");
         return;
     }
     if (!ownership(p)) {
-        share_serve(src, p, n, h->arg[1]);
+        share_serve(src, p, n, h->arg[1], early);
         return;
     }
     if (has_flag(p, F_BUSY))

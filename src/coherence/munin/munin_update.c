@@ -48,15 +48,20 @@ void mu_twin_and_queue(uint32_t p)
 
 /* Applies one diff (checked by bad_update) to this node's copy, and to its
  * twin when the page is being written here too (its own diff must not
- * contain these bytes). */
+ * contain these bytes). The manager's master copy always takes it; while a
+ * stable page's copyset is being learned, the manager also hides the page
+ * from its own application until it reads it again, so that a manager
+ * reading the page shows as a consumer (munin_freeze.c). */
 static void apply_update(uint32_t p, const uint8_t *diff, size_t len)
 {
     page_lock(p);
     int acc = access_of(p);
-    if (acc != A_NONE)
+    if (acc != A_NONE || is_home(p))
         diff_apply((uint8_t *)page_rt(p), diff, len);
     if (acc == A_WRITE)
         diff_apply((uint8_t *)page_twin(p), diff, len);
+    if (acc == A_READ && is_home(p) && is_stable(p) && !has_flag(p, F_FROZEN))
+        mu_set_access(p, 1, A_NONE);
     page_unlock(p);
     STAT_ADD(diffs_applied, 1);
 }
@@ -73,8 +78,12 @@ static const char *bad_update(const tsr_msg_hdr *h, const void *payload)
             return "fewer entries than its count";
         if (!mu_managed_by(e.page, 1, -1))
             return "an update of a page Munin does not keep";
+        if (e.flags & ~(U_FORWARD | U_DROPPED))
+            return "unknown entry flags";
         if ((e.flags & U_FORWARD) && !is_home(e.page))
             return "an update to forward for a page not managed here";
+        if ((e.flags & U_DROPPED) && (!(e.flags & U_FORWARD) || !is_stable(e.page)))
+            return "a dropped copy that was not a stable page's, sent to its manager";
         if (diff_apply(NULL, e.bytes, e.len))
             return "a malformed diff";
     }
@@ -90,7 +99,8 @@ void mu_send_update(int dest, outbox *o, mu_ctx *ack_ctx)
 
 static void ack_update(mu_ctx *c)
 {
-    am_send(c->src, MSG_MU_UPDATE_ACK, 0, c->reply, 0, NULL, 0);
+    am_send(c->src, MSG_MU_UPDATE_ACK, c->told.count, c->reply, 0, c->told.buf, c->told.len);
+    outbox_free(&c->told);
     free(c);
 }
 
@@ -112,7 +122,7 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "%s", why);
         return;
     }
-    outbox *fwd = NULL;
+    outbox *fwd = NULL, told = {0};
     size_t pos = 0;
     for (uint32_t i = 0; i < (uint32_t)h->arg[0]; i++) {
         outbox_entry e;
@@ -123,13 +133,17 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
                 log_die_status(1, "out of memory (Munin forward)");
             forward(src, e.page, e.bytes, e.len, fwd);
         }
+        if (e.flags & U_DROPPED)
+            mu_writer_dropped(src, e.page, &told);
     }
     COUNTER_ADD(updates_applied, 1);
     if (!h->arg[1]) {
+        outbox_free(&told); /* no ack to carry it: a forwarded update is acked */
         coh_counted_arrival((uint32_t)h->arg[2]);
         return;
     }
     mu_ctx *c = mu_ctx_new(ack_update, src, h->arg[1]);
+    c->told = told;
     uint32_t pending = 0;
     for (int j = 0; fwd && j < cfg.nodes; j++)
         if (fwd[j].count) {
@@ -142,8 +156,12 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
     mu_ctx_start(c, pending);
 }
 
+/* The ack may carry copysets fixed before this node was told (a writer
+ * of a stable page); the update itself is done either way. */
 static void on_update_ack(int src, const tsr_msg_hdr *h, void *payload)
 {
+    if (h->arg[0] && mu_learn_copysets(src, h, payload))
+        am_reject(src, h, "a copyset of a page the sender does not manage, or malformed");
     mu_ctx *c = req_ctx(h->arg[1]);
     req_close(h->arg[1]);
     mu_ctx_ack(c);
@@ -151,8 +169,12 @@ static void on_update_ack(int src, const tsr_msg_hdr *h, void *payload)
 
 /* ---- Release: flushing the DUQ ---------------------------------------------- */
 
-/* Where a written page's diff goes: 0 bits and U_FORWARD when only the
- * manager knows (it relays), else the copy holders. */
+/* Where a written page's diff goes: the manager with U_FORWARD when only
+ * it knows the copy holders (it relays), else the copy holders. A writer
+ * of a stable page whose copyset is still being learned drops its copy
+ * too (U_DROPPED): its own write says nothing about whether it reads the
+ * page, and a copy kept by a node that only wrote it once (initialising
+ * it, say) would make it a consumer for good (munin_freeze.c). */
 static uint64_t destinations(uint32_t p, uint8_t *flags)
 {
     *flags = 0;
@@ -167,20 +189,21 @@ static uint64_t destinations(uint32_t p, uint8_t *flags)
     }
     if (has_flag(p, F_FROZEN))
         return atomic_load(&mu[p].cs) & ~bit(cfg.node);
-    *flags = U_FORWARD;
+    *flags = U_FORWARD | (is_stable(p) ? U_DROPPED : 0);
     return bit(home(p));
 }
 
 /* Ends the page's interval: write-protects it and adds its diff to the
- * outbox of each destination. A result copy is dropped afterwards. */
+ * outbox of each destination (an empty one too when the manager must hear
+ * that the copy is dropped). A result copy is dropped afterwards. */
 static void flush_page(uint32_t p, outbox *box, uint8_t *acked)
 {
     static uint8_t scratch[DIFF_MAX];
     int acc = access_of(p);
+    uint8_t flags = 0;
     clear_flag(p, F_QUEUED);
     if (acc == A_WRITE) {
         detect_set_access(p, 1, ACCESS_READ);
-        uint8_t flags;
         uint64_t to = destinations(p, &flags);
         page_lock(p);
         size_t len = to ? diff_encode((uint8_t *)page_twin(p), (uint8_t *)page_rt(p), scratch) : 0;
@@ -190,13 +213,13 @@ static void flush_page(uint32_t p, outbox *box, uint8_t *acked)
             STAT_ADD(diffs_created, 1);
             STAT_ADD(diff_bytes, len);
         }
-        for (int j = 0; len && j < cfg.nodes; j++)
+        for (int j = 0; (len || (flags & U_DROPPED)) && j < cfg.nodes; j++)
             if (to & bit(j)) {
                 outbox_add(&box[j], p, flags, scratch, len);
                 acked[j] |= flags & U_FORWARD;
             }
     }
-    if (mu[p].mech == MECH_RESULT || has_flag(p, F_BOUND))
+    if (mu[p].mech == MECH_RESULT || has_flag(p, F_BOUND) || (flags & U_DROPPED))
         mu_set_access(p, 1, A_NONE);
 }
 
@@ -237,7 +260,12 @@ void mu_flush_range(uint32_t lo, uint32_t hi, uint32_t *sent)
     free(acked);
 }
 
-void mu_flush(uint32_t *sent) { mu_flush_range(0, region.npages, sent); }
+void mu_flush(uint32_t *sent)
+{
+    mu_flush_range(0, region.npages, sent);
+    if (sent)
+        mu_freeze_tell(sent);
+}
 
 void munin_flush_object(uint32_t first, uint32_t n) { mu_flush_range(first, first + n, NULL); }
 
