@@ -79,6 +79,12 @@ static uint64_t ring_head;
 
 int hlrc_is_home(uint32_t p) { return region.meta[p].home == cfg.node; }
 
+int hlrc_keeps(uint32_t p)
+{
+    const tsr_protocol *k = coh_protocol_of(p);
+    return k == &hlrc_protocol || k == &scope_protocol;
+}
+
 void hlrc_note_copied(uint32_t p)
 {
     atomic_store(&region.meta[p].copied, 1);
@@ -228,7 +234,7 @@ static void new_home_version(uint32_t p)
 {
     page_meta *m = &region.meta[p];
     if (atomic_exchange(&m->copied, 0)) {
-        hlrc_note(p, atomic_fetch_add(&m->version, 1) + 1);
+        hlrc_note(p, atomic_fetch_add(&m->version, 1) + 1, 1);
         COUNTER_ADD(write_notices, 1);
     }
 }
@@ -260,7 +266,7 @@ static void flush_copied_sticky(void)
     for (; ring_head < end; ring_head++) {
         uint32_t p = copied_ring[ring_head % region.npages];
         atomic_store(&queued[p], 0);
-        if (coh_protocol_of(p) == &hlrc_protocol && region.meta[p].state == HOME_STICKY)
+        if (hlrc_keeps(p) && region.meta[p].state == HOME_STICKY)
             flush_home_page(p);
     }
 }
@@ -293,7 +299,7 @@ static void send_diffs(outbox *box, uint32_t total)
     waiter_wait(&ctx.w);
     for (uint32_t i = 0; i < atomic_load(&ctx.nacks); i++) {
         uint32_t p = ctx.acks[2 * i], v = ctx.acks[2 * i + 1];
-        hlrc_note(p, v);
+        hlrc_note(p, v, 0);
         COUNTER_ADD(write_notices, 1);
         /* Home went from the version we copied straight to ours: our copy
          * is the master copy, still valid. */
@@ -309,7 +315,7 @@ static void send_diffs(outbox *box, uint32_t total)
  * then as flush_copied_sticky for a sticky page. */
 static void copied_directly(uint32_t p)
 {
-    if (coh_protocol_of(p) != &hlrc_protocol || !hlrc_is_home(p))
+    if (!hlrc_keeps(p) || !hlrc_is_home(p))
         return;
     COUNTER_ADD(release_pages, 1);
     atomic_store(&region.meta[p].copied, 1);
@@ -319,7 +325,7 @@ static void copied_directly(uint32_t p)
 
 /* Diffs always wait for their acks: the versions they return are the write
  * notices, which must exist before the release is announced. */
-static void flush(uint32_t *barrier_sent)
+static void flush_interval(void)
 {
     peers_drain_copies(copied_directly);
     flush_copied_sticky();
@@ -353,6 +359,13 @@ static void flush(uint32_t *barrier_sent)
     free(box);
 }
 
+static void flush(uint32_t *barrier_sent)
+{
+    (void)barrier_sent;
+    flush_interval();
+    hlrc_interval_done();
+}
+
 /* The entry problem of a diff message, NULL if every entry is a well-formed
  * diff for an hlrc page homed here. Checked whole before any is applied. */
 static const char *bad_diffs(const tsr_msg_hdr *h, const void *payload)
@@ -362,8 +375,7 @@ static const char *bad_diffs(const tsr_msg_hdr *h, const void *payload)
         outbox_entry e;
         if (outbox_next(payload, h->len, &pos, &e))
             return "fewer entries than its count";
-        if (e.page >= region.npages || !hlrc_is_home(e.page) ||
-            coh_protocol_of(e.page) != &hlrc_protocol)
+        if (e.page >= region.npages || !hlrc_is_home(e.page) || !hlrc_keeps(e.page))
             return "a diff for a page not homed here";
         if (diff_apply(NULL, e.bytes, e.len))
             return "a malformed diff";
@@ -473,25 +485,32 @@ static void init(void)
     am_register(MSG_DIFF_ACK, on_diff_ack);
 }
 
+/* The fields both tables share: the pages, and the notices of `pfx`. */
+#define HLRC_TABLE(pfx)                                                                 \
+    .map = map, .unmap = unmap, .fault = fault, .range = range,                         \
+    .payload_check = hlrc_payload_check, .lock_grant = pfx##_lock_grant,               \
+    .lock_handoff = pfx##_lock_handoff, .lock_release = pfx##_lock_release,             \
+    .lock_merge = pfx##_lock_merge, .lock_acquire = pfx##_lock_acquire,                 \
+    .barrier_arrival = pfx##_barrier_arrival, .barrier_merge = pfx##_barrier_merge,     \
+    .barrier_departure = pfx##_barrier_departure, .barrier_apply = pfx##_barrier_apply, \
+    .barrier_done = pfx##_barrier_done
+
 const tsr_protocol hlrc_protocol = {
     .name = "hlrc",
     .init = init,
-    .map = map,
-    .unmap = unmap,
-    .fault = fault,
-    .range = range,
     .flush = flush,
-    .barrier_done = hlrc_barrier_done,
-    .payload_check = hlrc_payload_check,
-    .lock_grant = hlrc_lock_grant,
-    .lock_handoff = hlrc_lock_handoff,
-    .lock_release = hlrc_lock_release,
-    .lock_merge = hlrc_lock_merge,
-    .lock_acquire = hlrc_lock_acquire,
-    .barrier_arrival = hlrc_barrier_arrival,
-    .barrier_merge = hlrc_barrier_merge,
-    .barrier_departure = hlrc_barrier_departure,
-    .barrier_apply = hlrc_barrier_apply,
     .replicate_begin = hlrc_replicate_begin,
     .replicate_end = hlrc_replicate_end,
+    HLRC_TABLE(hlrc),
+};
+
+/* Scope consistency: the same pages, states and diffs; only the notices
+ * that locks carry differ (hlrc_notices.c). hlrc's flush and replicated
+ * sections act on its pages too. */
+const tsr_protocol scope_protocol = {
+    .name = "scope",
+    .variant_of = &hlrc_protocol,
+    .lock_request = scope_lock_request,
+    .lock_request_check = scope_lock_request_check,
+    HLRC_TABLE(scope),
 };
