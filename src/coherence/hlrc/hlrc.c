@@ -1,6 +1,8 @@
 /*
- * hlrc.c - home-based lazy release consistency, as in JIAJIA and Nautilus
- * (nautilus-cache-only-write-detection.md, Section 2 and Figure 1).
+ * hlrc.c - home-based lazy release consistency, after JIAJIA and Nautilus
+ * (nautilus-cache-only-write-detection.md, Section 2 and Figure 1), and
+ * the pages of its scope-consistent variant (scope_protocol, below): what
+ * a lock carries is the only difference (hlrc_notices.c).
  *
  * Every page has a home whose copy is the master. Elsewhere a page is
  *   INVALID -> (read fault: fetch from home) -> READ
@@ -11,14 +13,16 @@
  * writes are seen), HOME_WRITE after a write in this interval, or, with
  * Nautilus' cache-only write detection, HOME_STICKY: left writable across
  * intervals on the guess that the home keeps writing it, until another
- * node's diff shows it is shared. Since its writes are not seen, a sticky
- * page counts as written in every interval; but a new version matters only
- * to a node holding a copy, so a release looks only at the sticky pages
- * that another node copied since the previous release (the `copied` ring
- * below), never at all the sticky pages: its cost follows what changed,
- * not how much memory the home has ever written.
+ * node copies it (protected before the copy: hlrc_protect_sticky) or
+ * writes a diff into it (Nautilus waits for a diff alone, and its copies
+ * are then invalidated whether or not the home wrote). Since its writes are
+ * not seen, a sticky page counts as written in every interval; but a new
+ * version matters only to a node holding a copy, so a release looks only
+ * at the sticky pages that another node copied since the previous release
+ * (the `copied` ring below), never at all the sticky pages: its cost
+ * follows what changed, not how much memory the home has ever written.
  *
- * Versions replace JIAJIA's per-lock bookkeeping: the home bumps a page's
+ * Versions replace JIAJIA's intervals in notices: the home bumps a page's
  * version for each diff it applies and for each interval in which it wrote
  * the page; a notice (page, version) invalidates cached copies older than
  * it. A fresh allocation is zero everywhere, so every node starts with a
@@ -93,6 +97,21 @@ void hlrc_note_copied(uint32_t p)
     uint64_t t = atomic_load_explicit(&ring_tail, memory_order_relaxed);
     copied_ring[t % region.npages] = p;
     atomic_store_explicit(&ring_tail, t + 1, memory_order_release);
+}
+
+/* Comm thread, before it copies home page p for another node: a sticky
+ * page is protected first, so that the home's next write faults and
+ * versions it exactly; left sticky, the next release would have to guess
+ * that it was written after the copy, and invalidate the copy for
+ * nothing. The only change of state off the application thread, from
+ * HOME_STICKY only, which no fault sees (the page is writable): should
+ * the release find it sticky and decide first, it merely guesses. */
+void hlrc_protect_sticky(uint32_t p)
+{
+    uint8_t sticky = HOME_STICKY;
+    if (__atomic_compare_exchange_n(&region.meta[p].state, &sticky, HOME_READ, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        detect_set_access(p, 1, ACCESS_READ);
 }
 
 /* Runs of home pages whose writes the detection layer tracks (HOME_EXACT);
@@ -229,24 +248,30 @@ typedef struct flush_ctx {
 } flush_ctx;
 
 /* A home page written in this interval (or counted as written): a new
- * version, announced if some other node may hold the current one. */
-static void new_home_version(uint32_t p)
+ * version, announced if some other node may hold the current one. Returns
+ * whether it did. */
+static int new_home_version(uint32_t p)
 {
     page_meta *m = &region.meta[p];
-    if (atomic_exchange(&m->copied, 0)) {
-        hlrc_note(p, atomic_fetch_add(&m->version, 1) + 1, 1);
-        COUNTER_ADD(write_notices, 1);
-    }
+    if (!atomic_exchange(&m->copied, 0))
+        return 0;
+    hlrc_note(p, atomic_fetch_add(&m->version, 1) + 1, 1);
+    COUNTER_ADD(write_notices, 1);
+    return 1;
 }
 
 /* A home page written in this interval, or sticky and copied since the
- * last release. Sticky pages stay writable unless another node has written
- * them meanwhile. */
+ * last release. It stays (or becomes) sticky only while no other node
+ * copies or writes it: a page read elsewhere is protected again, so that
+ * only the intervals that really write it give it new versions, which
+ * invalidate the copies (cache-only detection would otherwise invalidate
+ * them after every release that follows a copy, written or not). */
 static void flush_home_page(uint32_t p)
 {
     page_meta *m = &region.meta[p];
-    new_home_version(p);
-    if (cfg.cache_only && !atomic_exchange(&m->remote, 0)) {
+    int shared = new_home_version(p);
+    int remote = atomic_exchange(&m->remote, 0);
+    if (cfg.cache_only && !shared && !remote) {
         m->state = HOME_STICKY;
         hlrc_rep_sticky(p);
         return;

@@ -43,6 +43,9 @@ void hlrc_invalidate(uint32_t page, uint32_t version);
  * to copy home page p (a fetch, or a diff whose writer keeps its copy). */
 int hlrc_is_home(uint32_t p);
 int hlrc_keeps(uint32_t p);
+/* Comm thread: home page p is about to be copied by message; a sticky
+ * page is protected again (hlrc.c). */
+void hlrc_protect_sticky(uint32_t p);
 void hlrc_note_copied(uint32_t p);
 
 /* hlrc_fetch.c: registers the fetch messages' handlers. */
