@@ -105,7 +105,13 @@ void hlrc_note_copied(uint32_t p)
  * that it was written after the copy, and invalidate the copy for
  * nothing. The only change of state off the application thread, from
  * HOME_STICKY only, which no fault sees (the page is writable): should
- * the release find it sticky and decide first, it merely guesses. */
+ * the release find it sticky and decide first, it merely guesses. The
+ * home's own changes to and from HOME_STICKY are atomic for this. */
+static uint8_t home_state_of(uint32_t p)
+{
+    return __atomic_load_n(&region.meta[p].state, __ATOMIC_ACQUIRE);
+}
+
 void hlrc_protect_sticky(uint32_t p)
 {
     uint8_t sticky = HOME_STICKY;
@@ -179,11 +185,11 @@ static void unmap(uint32_t first, uint32_t n)
 static void fault(uint32_t p, int is_write)
 {
     page_meta *m = &region.meta[p];
-    switch (m->state) {
+    switch (home_state_of(p)) {
     case HOME_READ:
         if (hlrc_rep_write(p))
             return;
-        m->state = HOME_WRITE;
+        __atomic_store_n(&m->state, HOME_WRITE, __ATOMIC_RELEASE);
         dirty[ndirty++] = p;
         detect_set_access(p, 1, ACCESS_WRITE);
         STAT_ADD(write_faults, 1);
@@ -272,11 +278,11 @@ static void flush_home_page(uint32_t p)
     int shared = new_home_version(p);
     int remote = atomic_exchange(&m->remote, 0);
     if (cfg.cache_only && !shared && !remote) {
-        m->state = HOME_STICKY;
+        __atomic_store_n(&m->state, HOME_STICKY, __ATOMIC_RELEASE);
         hlrc_rep_sticky(p);
         return;
     }
-    m->state = HOME_READ;
+    __atomic_store_n(&m->state, HOME_READ, __ATOMIC_RELEASE);
     detect_set_access(p, 1, ACCESS_READ);
 }
 
@@ -291,7 +297,7 @@ static void flush_copied_sticky(void)
     for (; ring_head < end; ring_head++) {
         uint32_t p = copied_ring[ring_head % region.npages];
         atomic_store(&queued[p], 0);
-        if (hlrc_keeps(p) && region.meta[p].state == HOME_STICKY)
+        if (hlrc_keeps(p) && home_state_of(p) == HOME_STICKY)
             flush_home_page(p);
     }
 }
@@ -344,7 +350,7 @@ static void copied_directly(uint32_t p)
         return;
     COUNTER_ADD(release_pages, 1);
     atomic_store(&region.meta[p].copied, 1);
-    if (region.meta[p].state == HOME_STICKY)
+    if (home_state_of(p) == HOME_STICKY)
         flush_home_page(p);
 }
 
