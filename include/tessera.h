@@ -67,9 +67,11 @@ typedef enum {
 
 /* Which coherence protocol keeps an allocation consistent. */
 typedef enum {
-    TSR_PROTO_HLRC = 0, /* home-based lazy release consistency (JIAJIA) */
+    TSR_PROTO_HLRC = 0, /* home-based lazy release consistency */
     TSR_PROTO_MUNIN,    /* Munin's multiple protocols, chosen by `annot` (tessera_munin.h) */
-    TSR_PROTO_LRC       /* TreadMarks' homeless lazy release consistency (homes ignored) */
+    TSR_PROTO_LRC,      /* TreadMarks' homeless lazy release consistency (homes ignored) */
+    TSR_PROTO_SCOPE     /* the home-based protocol with JIAJIA's scope consistency: a lock
+                         * brings the writes made under that lock, a barrier all writes */
 } tsr_proto_t;
 
 /* How an allocation is placed and kept coherent. The last two fields are
@@ -119,6 +121,7 @@ TSR_API void *tsr_malloc(size_t bytes);
  *     annotation (tessera_munin.h), managed here; other nodes learn the
  *     annotation at their first access, hint or tsr_reduce on it.
  *   TSR_PROTO_HLRC: the home-based protocol, even when TSR_PROTO is lrc.
+ *   TSR_PROTO_SCOPE: the home-based protocol under scope consistency.
  *   TSR_PROTO_LRC: only in a job whose own allocations are TreadMarks'
  *     already (TSR_PROTO=lrc, or Tmk_startup), since its locks and
  *     barriers must carry its timestamps on every node. */

@@ -88,6 +88,7 @@ void *tsr_malloc_attr(size_t bytes, const tsr_attr *attr)
     case TSR_PROTO_MUNIN:
         return munin_object_alloc(bytes, attr);
     case TSR_PROTO_HLRC:
+    case TSR_PROTO_SCOPE:
         break;
     case TSR_PROTO_LRC:
         if (local_proto != TSR_PROTO_LRC)

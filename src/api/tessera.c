@@ -55,6 +55,15 @@ static void say_how_it_ended(int status, void *arg)
                        "tsr_finalize, which had found nothing wrong", status);
 }
 
+/* What TSR_PROTO makes of the default protocol, TSR_PROTO_HLRC: the job's
+ * collective allocations that name it, and its tsr_malloc memory. */
+static tsr_proto_t job_protocol(void)
+{
+    static const tsr_proto_t of[] = {[PROTO_HLRC] = TSR_PROTO_HLRC, [PROTO_LRC] = TSR_PROTO_LRC,
+                                     [PROTO_SCOPE] = TSR_PROTO_SCOPE};
+    return of[cfg.proto];
+}
+
 int tsr_init(int *argc, char ***argv)
 {
     (void)argc;
@@ -76,7 +85,7 @@ int tsr_init(int *argc, char ***argv)
     am_limit_pages(region.npages);
     layout_init();
     coh_init();
-    malloc_use_protocol(cfg.proto_lrc ? TSR_PROTO_LRC : TSR_PROTO_HLRC);
+    malloc_use_protocol(job_protocol());
     lock_init();
     barrier_init();
     flag_init();
@@ -193,11 +202,11 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
         log_die("tsr_alloc(%zu): the shared region (TSR_MEMORY=%zu MiB) has no free run of %u "
                 "pages; raise it, e.g. TSR_MEMORY=%zuG (or tsrun -m)", bytes, region.size >> 20,
                 pages, roomier_gib(bytes));
-    /* TSR_PROTO=lrc: collective allocations that name the default protocol
-     * get TreadMarks' (and so does tsr_malloc's memory: malloc.c). */
+    /* TSR_PROTO=lrc or scope: collective allocations that name the default
+     * protocol get that one (and so does tsr_malloc's memory: malloc.c). */
     tsr_attr chosen = *attr;
-    if (chosen.proto == TSR_PROTO_HLRC && cfg.proto_lrc)
-        chosen.proto = TSR_PROTO_LRC;
+    if (chosen.proto == TSR_PROTO_HLRC)
+        chosen.proto = job_protocol();
     coh_map(first, pages, &chosen);
     /* No node may touch the pages before every node has mapped them: a diff
      * or page request must find the page's home and protocol set up. */

@@ -16,7 +16,7 @@
 
 /* Index 0 means "not allocated"; protocol k lives at k + 1. */
 const tsr_protocol *const coh_protocols[COH_NPROTO] = {NULL, &hlrc_protocol, &munin_protocol,
-                                                      &lrc_protocol};
+                                                      &lrc_protocol, &scope_protocol};
 
 /* Barrier epochs, and per epoch parity the counted messages still expected
  * (see tsr_protocol.flush): it goes below zero when messages arrive before
@@ -30,7 +30,8 @@ static waiter counted[2];
 void coh_init(void)
 {
     for (size_t i = 1; i < COH_NPROTO; i++)
-        coh_protocols[i]->init();
+        if (coh_protocols[i]->init)
+            coh_protocols[i]->init();
     adopt_init();
     coh_range_init();
     stats_register(&replicated_writes);
@@ -109,13 +110,15 @@ int coh_fault(void *addr, int is_write)
 void coh_release(void)
 {
     for (size_t i = 1; i < COH_NPROTO; i++)
-        coh_protocols[i]->flush(NULL);
+        if (!coh_protocols[i]->variant_of)
+            coh_protocols[i]->flush(NULL);
 }
 
 void coh_barrier_release(uint32_t *sent)
 {
     for (size_t i = 1; i < COH_NPROTO; i++)
-        coh_protocols[i]->flush(sent);
+        if (!coh_protocols[i]->variant_of)
+            coh_protocols[i]->flush(sent);
 }
 
 uint32_t coh_epoch(void) { return epoch; }
@@ -153,7 +156,8 @@ int coh_barrier_done(const void *departure, size_t len, uint32_t expected)
 }
 
 /* Whether some page is kept by protocol index k: a section must not start
- * with pages whose writes nothing would keep local. */
+ * with pages whose writes nothing would keep local. A variant's pages are
+ * its base's to keep. */
 static int protocol_in_use(uint8_t k)
 {
     for (uint32_t p = 0; p < region.npages; p++)
@@ -174,7 +178,7 @@ void coh_replicate_begin(void)
     for (uint8_t i = 1; i < COH_NPROTO; i++) {
         if (coh_protocols[i]->replicate_begin)
             coh_protocols[i]->replicate_begin();
-        else if (protocol_in_use(i))
+        else if (!coh_protocols[i]->variant_of && protocol_in_use(i))
             log_die("tsr_replicate_begin: protocol %s keeps allocated pages and has no "
                     "replicated sections (docs/OMPNOW.md says which protocols do)",
                     coh_protocols[i]->name);

@@ -148,6 +148,12 @@ size_t notice_encode(const notice_set *s, uint32_t since, void *buf)
     return (size_t)((char *)w - (char *)buf);
 }
 
+void notice_merge_since(notice_set *dst, const notice_set *src, uint32_t since)
+{
+    FOR_CHANGED_SINCE(src, since, x)
+        notice_add(dst, src->e[x].page, src->e[x].version);
+}
+
 int notice_merge_wire(notice_set *s, const void *buf, size_t len)
 {
     if (len % NOTICE_WIRE)

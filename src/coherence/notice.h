@@ -53,6 +53,8 @@ uint32_t notice_count_since(const notice_set *s, uint32_t since);
 /* Writes the entries changed after `since` to buf (room for
  * notice_count_since entries of NOTICE_WIRE bytes); returns bytes written. */
 size_t notice_encode(const notice_set *s, uint32_t since, void *buf);
+/* Adds to dst the entries of src changed after `since`. */
+void notice_merge_since(notice_set *dst, const notice_set *src, uint32_t since);
 /* Adds every notice of a wire buffer; returns -1 if len is malformed. */
 int notice_merge_wire(notice_set *s, const void *buf, size_t len);
 

@@ -15,7 +15,13 @@
 
 typedef struct tsr_protocol {
     const char *name;
-    /* Registers message handlers; once, at tsr_init. */
+    /* Optional: the protocol whose page machinery keeps this one's pages
+     * too (scope: hlrc), which differs only in what its synchronization
+     * payloads carry. Its flush and replicated-section hooks, which act on
+     * every page of that machinery, run once, as the base's; this table
+     * leaves them NULL. */
+    const struct tsr_protocol *variant_of;
+    /* Optional: registers message handlers; once, at tsr_init. */
     void (*init)(void);
     /* Sets up the pages of a new allocation (their homes are already set). */
     void (*map)(uint32_t first, uint32_t n, const tsr_attr *attr);
@@ -128,9 +134,10 @@ typedef struct tsr_protocol {
 extern const tsr_protocol hlrc_protocol;
 extern const tsr_protocol munin_protocol;
 extern const tsr_protocol lrc_protocol;
+extern const tsr_protocol scope_protocol;
 
 /* The protocols, by index: tsr_attr.proto + 1 (0: not allocated). */
-#define COH_NPROTO 4
+#define COH_NPROTO 5
 extern const tsr_protocol *const coh_protocols[COH_NPROTO];
 
 /* The protocol that keeps page `page` (NULL: not allocated). */

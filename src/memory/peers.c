@@ -207,6 +207,11 @@ uint32_t peer_version(int home, uint32_t p)
     return atomic_load_explicit(&peers[home].meta[p].version, memory_order_acquire);
 }
 
+uint8_t peer_state(int home, uint32_t p)
+{
+    return __atomic_load_n(&peers[home].meta[p].state, __ATOMIC_ACQUIRE);
+}
+
 void peer_log_copy(int home, uint32_t p)
 {
     copy_log *l = peers[home].log;

@@ -32,6 +32,8 @@ void peers_map(void);
 const char *peer_page(int home, uint32_t p);
 /* The version of page p in home's page table. */
 uint32_t peer_version(int home, uint32_t p);
+/* The state of page p in home's page table (its protocol's meaning). */
+uint8_t peer_state(int home, uint32_t p);
 /* Logs a copy of home's page p that this node takes: once before reading
  * its version, once after its bytes (see hlrc_fetch.c). One thread at a
  * time, the one that fetches (as for readahead's streams): a log has one

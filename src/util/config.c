@@ -218,7 +218,7 @@ static void load_faults(void)
                 "udp backend's reliability; tcp and shm have none to recover from them");
 }
 
-static const char *const proto[] = {"hlrc", "lrc", NULL};
+static const char *const proto[] = {"hlrc", "lrc", "scope", NULL};
 static const char *const multicast[] = {"tree", "ip", "off", NULL};
 
 void config_load(void)
@@ -254,7 +254,7 @@ void config_load(void)
     load_faults();
     cfg.heartbeat_s = (unsigned)env_long("TSR_HEARTBEAT", 5, 0, 3600);
     cfg.shm_fd = (int)env_long("TSR_SHM_FD", -1, 0, 1 << 20);
-    cfg.proto_lrc = env_choice("TSR_PROTO", proto, 0);
+    cfg.proto = (job_proto_t)env_choice("TSR_PROTO", proto, PROTO_HLRC);
     cfg.handoff_via_manager = env_choice("TSR_LOCK_HANDOFF", handoff, 0);
     cfg.lrc_gc_bytes = env_size("TSR_LRC_GC_BYTES", (size_t)64 << 20, (size_t)64 << 10,
                                 (size_t)1 << 40, "64K to 1T");
@@ -288,7 +288,7 @@ void config_shared(uint64_t value[CONFIG_SHARED])
     value[SHARED_MEMORY] = cfg.memory;
     value[SHARED_BASE] = cfg.base;
     value[SHARED_MALLOC_MEMORY] = cfg.malloc_memory;
-    value[SHARED_PROTO] = (uint64_t)cfg.proto_lrc;
+    value[SHARED_PROTO] = (uint64_t)cfg.proto;
     value[SHARED_SHARE_GLOBALS] = (uint64_t)cfg.share_globals;
     value[SHARED_MULTICAST] = (uint64_t)cfg.multicast;
     value[SHARED_HEARTBEAT] = cfg.heartbeat_s;

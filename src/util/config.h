@@ -19,6 +19,7 @@ typedef enum { PROGRESS_HYBRID = 0, PROGRESS_SPIN, PROGRESS_BLOCK } progress_t;
 typedef enum { DETECT_SEGV = 0, DETECT_UFFD, DETECT_AUTO } detect_t;
 typedef enum { TRANSPORT_TCP = 0, TRANSPORT_SHM, TRANSPORT_AUTO, TRANSPORT_UDP } transport_t;
 typedef enum { MULTICAST_TREE = 0, MULTICAST_IP, MULTICAST_OFF } multicast_t;
+typedef enum { PROTO_HLRC = 0, PROTO_LRC, PROTO_SCOPE } job_proto_t;
 
 /* TSR_FAULTS: what the udp backend does to its datagrams on purpose. */
 typedef struct tsr_faults {
@@ -57,7 +58,8 @@ typedef struct tsr_config {
     multicast_t multicast;    /* TSR_MULTICAST: tree | ip | off (docs/OMPNOW.md) */
     unsigned heartbeat_s;     /* TSR_HEARTBEAT: silence that fails a peer (0: never) */
     int shm_fd;               /* TSR_SHM_FD: tsrun's rings (shm.c), -1 without */
-    int proto_lrc;            /* TSR_PROTO=hlrc (default) | lrc: what TSR_PROTO_HLRC means */
+    job_proto_t proto;        /* TSR_PROTO=hlrc (default) | lrc | scope: what
+                               * TSR_PROTO_HLRC means (api/tessera.c) */
     int handoff_via_manager;  /* TSR_LOCK_HANDOFF=direct (default) | manager (ablation) */
     size_t lrc_gc_bytes;      /* TSR_LRC_GC_BYTES: LRC's interval and diff memory bound */
     size_t send_queue;        /* TSR_SEND_QUEUE: bytes queued to one peer before senders wait */

@@ -2,8 +2,9 @@
  * in every interval, B only before the loop; every other node reads both in
  * every interval. Node 0 prints its write notices and its home write faults
  * (write faults that made no twin) over the loop. With exact detection a
- * release announces only A (ROUNDS notices, no fault); a sticky home page
- * guesses that B is written too, and announces it whenever it was copied. */
+ * release announces only A (ROUNDS notices, no fault); under segv the
+ * copies protect both pages again (hlrc_protect_sticky), so A's writes
+ * fault, once a round, and B, never written, is not announced either. */
 #include <stdio.h>
 
 #include "tessera.h"

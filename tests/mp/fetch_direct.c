@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     int me = tsr_node(), bad = 0;
     /* What the configuration promises, not what the runtime did: a node
      * that failed to map its home's memory must fail here. */
-    int direct = cfg.fetch_direct && !cfg.proto_lrc && tsr_nodes() > 1 &&
+    int direct = cfg.fetch_direct && cfg.proto != PROTO_LRC && tsr_nodes() > 1 &&
                  !strcmp(transport_name(), "shm") && boot.host[me] == boot.host[0];
     tsr_attr at = TSR_ATTR_DEFAULT;
     at.home = TSR_HOME_NODE;

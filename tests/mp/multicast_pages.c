@@ -35,7 +35,7 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < count; k++)
         sum += a[k];
     tsr_replicate_end(); /* after its barrier, every node's requests are served */
-    int lazy = cfg.proto_lrc;
+    int lazy = cfg.proto == PROTO_LRC;
     uint64_t served = counter(lazy ? "diffs_served" : "pages_served");
     uint64_t multicast = counter(lazy ? "diffs_multicast" : "pages_multicast");
     uint64_t taken = counter(lazy ? "diffs_taken" : "pages_taken");

@@ -4,8 +4,10 @@
  * raises the next node's flag; node 0 closes the ring. A set that did not
  * act as a release, or a wait that did not act as an acquire, shows a
  * stale slot; a lost set hangs (the test's time limit). A flag raised,
- * lowered and raised again must still wake its waiter. */
-/* tsr-test: suite */
+ * lowered and raised again must still wake its waiter. Release
+ * consistency only (set rc): under scope consistency a flag, a lock
+ * underneath, carries only the writes made while it is held. */
+/* tsr-test: rc */
 #include <stdio.h>
 #include <stdlib.h>
 

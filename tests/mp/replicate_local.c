@@ -87,7 +87,7 @@ static void add_ten(void *unused)
 int main(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
-    lazy = cfg.proto_lrc;
+    lazy = cfg.proto == PROTO_LRC;
     n = PER_PAGE * PAGES_PER_NODE * (size_t)tsr_nodes();
     a = tsr_alloc(n * sizeof *a);
     for (size_t k = (size_t)tsr_node(); k < n; k += (size_t)tsr_nodes())

@@ -6,8 +6,10 @@
  *   lock 0 and holds a stale cached copy of x's page from the round before.
  * No barrier orders a round, so only the notices carried by the locks (and
  * passed on by B) can make x visible. x's page is homed in turn at A (a home
- * writing its own page), at B and at C. Roles rotate over the nodes. */
-/* tsr-test: suite */
+ * writing its own page), at B and at C. Roles rotate over the nodes.
+ * Release consistency only (set rc): scope consistency promises C nothing
+ * of what A wrote under a lock C never took. */
+/* tsr-test: rc */
 #include <stdio.h>
 
 #include "tessera.h"

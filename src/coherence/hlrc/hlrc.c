@@ -1,6 +1,8 @@
 /*
- * hlrc.c - home-based lazy release consistency, as in JIAJIA and Nautilus
- * (nautilus-cache-only-write-detection.md, Section 2 and Figure 1).
+ * hlrc.c - home-based lazy release consistency, after JIAJIA and Nautilus
+ * (nautilus-cache-only-write-detection.md, Section 2 and Figure 1), and
+ * the pages of its scope-consistent variant (scope_protocol, below): what
+ * a lock carries is the only difference (hlrc_notices.c).
  *
  * Every page has a home whose copy is the master. Elsewhere a page is
  *   INVALID -> (read fault: fetch from home) -> READ
@@ -11,14 +13,16 @@
  * writes are seen), HOME_WRITE after a write in this interval, or, with
  * Nautilus' cache-only write detection, HOME_STICKY: left writable across
  * intervals on the guess that the home keeps writing it, until another
- * node's diff shows it is shared. Since its writes are not seen, a sticky
- * page counts as written in every interval; but a new version matters only
- * to a node holding a copy, so a release looks only at the sticky pages
- * that another node copied since the previous release (the `copied` ring
- * below), never at all the sticky pages: its cost follows what changed,
- * not how much memory the home has ever written.
+ * node copies it (protected before the copy: hlrc_protect_sticky) or
+ * writes a diff into it (Nautilus waits for a diff alone, and its copies
+ * are then invalidated whether or not the home wrote). Since its writes are
+ * not seen, a sticky page counts as written in every interval; but a new
+ * version matters only to a node holding a copy, so a release looks only
+ * at the sticky pages that another node copied since the previous release
+ * (the `copied` ring below), never at all the sticky pages: its cost
+ * follows what changed, not how much memory the home has ever written.
  *
- * Versions replace JIAJIA's per-lock bookkeeping: the home bumps a page's
+ * Versions replace JIAJIA's intervals in notices: the home bumps a page's
  * version for each diff it applies and for each interval in which it wrote
  * the page; a notice (page, version) invalidates cached copies older than
  * it. A fresh allocation is zero everywhere, so every node starts with a
@@ -79,6 +83,12 @@ static uint64_t ring_head;
 
 int hlrc_is_home(uint32_t p) { return region.meta[p].home == cfg.node; }
 
+int hlrc_keeps(uint32_t p)
+{
+    const tsr_protocol *k = coh_protocol_of(p);
+    return k == &hlrc_protocol || k == &scope_protocol;
+}
+
 void hlrc_note_copied(uint32_t p)
 {
     atomic_store(&region.meta[p].copied, 1);
@@ -87,6 +97,27 @@ void hlrc_note_copied(uint32_t p)
     uint64_t t = atomic_load_explicit(&ring_tail, memory_order_relaxed);
     copied_ring[t % region.npages] = p;
     atomic_store_explicit(&ring_tail, t + 1, memory_order_release);
+}
+
+/* Comm thread, before it copies home page p for another node: a sticky
+ * page is protected first, so that the home's next write faults and
+ * versions it exactly; left sticky, the next release would have to guess
+ * that it was written after the copy, and invalidate the copy for
+ * nothing. The only change of state off the application thread, from
+ * HOME_STICKY only, which no fault sees (the page is writable): should
+ * the release find it sticky and decide first, it merely guesses. The
+ * home's own changes to and from HOME_STICKY are atomic for this. */
+static uint8_t home_state_of(uint32_t p)
+{
+    return __atomic_load_n(&region.meta[p].state, __ATOMIC_ACQUIRE);
+}
+
+void hlrc_protect_sticky(uint32_t p)
+{
+    uint8_t sticky = HOME_STICKY;
+    if (__atomic_compare_exchange_n(&region.meta[p].state, &sticky, HOME_READ, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        detect_set_access(p, 1, ACCESS_READ);
 }
 
 /* Runs of home pages whose writes the detection layer tracks (HOME_EXACT);
@@ -154,11 +185,11 @@ static void unmap(uint32_t first, uint32_t n)
 static void fault(uint32_t p, int is_write)
 {
     page_meta *m = &region.meta[p];
-    switch (m->state) {
+    switch (home_state_of(p)) {
     case HOME_READ:
         if (hlrc_rep_write(p))
             return;
-        m->state = HOME_WRITE;
+        __atomic_store_n(&m->state, HOME_WRITE, __ATOMIC_RELEASE);
         dirty[ndirty++] = p;
         detect_set_access(p, 1, ACCESS_WRITE);
         STAT_ADD(write_faults, 1);
@@ -223,29 +254,35 @@ typedef struct flush_ctx {
 } flush_ctx;
 
 /* A home page written in this interval (or counted as written): a new
- * version, announced if some other node may hold the current one. */
-static void new_home_version(uint32_t p)
+ * version, announced if some other node may hold the current one. Returns
+ * whether it did. */
+static int new_home_version(uint32_t p)
 {
     page_meta *m = &region.meta[p];
-    if (atomic_exchange(&m->copied, 0)) {
-        hlrc_note(p, atomic_fetch_add(&m->version, 1) + 1);
-        COUNTER_ADD(write_notices, 1);
-    }
+    if (!atomic_exchange(&m->copied, 0))
+        return 0;
+    hlrc_note(p, atomic_fetch_add(&m->version, 1) + 1, 1);
+    COUNTER_ADD(write_notices, 1);
+    return 1;
 }
 
 /* A home page written in this interval, or sticky and copied since the
- * last release. Sticky pages stay writable unless another node has written
- * them meanwhile. */
+ * last release. It stays (or becomes) sticky only while no other node
+ * copies or writes it: a page read elsewhere is protected again, so that
+ * only the intervals that really write it give it new versions, which
+ * invalidate the copies (cache-only detection would otherwise invalidate
+ * them after every release that follows a copy, written or not). */
 static void flush_home_page(uint32_t p)
 {
     page_meta *m = &region.meta[p];
-    new_home_version(p);
-    if (cfg.cache_only && !atomic_exchange(&m->remote, 0)) {
-        m->state = HOME_STICKY;
+    int shared = new_home_version(p);
+    int remote = atomic_exchange(&m->remote, 0);
+    if (cfg.cache_only && !shared && !remote) {
+        __atomic_store_n(&m->state, HOME_STICKY, __ATOMIC_RELEASE);
         hlrc_rep_sticky(p);
         return;
     }
-    m->state = HOME_READ;
+    __atomic_store_n(&m->state, HOME_READ, __ATOMIC_RELEASE);
     detect_set_access(p, 1, ACCESS_READ);
 }
 
@@ -260,7 +297,7 @@ static void flush_copied_sticky(void)
     for (; ring_head < end; ring_head++) {
         uint32_t p = copied_ring[ring_head % region.npages];
         atomic_store(&queued[p], 0);
-        if (coh_protocol_of(p) == &hlrc_protocol && region.meta[p].state == HOME_STICKY)
+        if (hlrc_keeps(p) && home_state_of(p) == HOME_STICKY)
             flush_home_page(p);
     }
 }
@@ -293,7 +330,7 @@ static void send_diffs(outbox *box, uint32_t total)
     waiter_wait(&ctx.w);
     for (uint32_t i = 0; i < atomic_load(&ctx.nacks); i++) {
         uint32_t p = ctx.acks[2 * i], v = ctx.acks[2 * i + 1];
-        hlrc_note(p, v);
+        hlrc_note(p, v, 0);
         COUNTER_ADD(write_notices, 1);
         /* Home went from the version we copied straight to ours: our copy
          * is the master copy, still valid. */
@@ -309,17 +346,17 @@ static void send_diffs(outbox *box, uint32_t total)
  * then as flush_copied_sticky for a sticky page. */
 static void copied_directly(uint32_t p)
 {
-    if (coh_protocol_of(p) != &hlrc_protocol || !hlrc_is_home(p))
+    if (!hlrc_keeps(p) || !hlrc_is_home(p))
         return;
     COUNTER_ADD(release_pages, 1);
     atomic_store(&region.meta[p].copied, 1);
-    if (region.meta[p].state == HOME_STICKY)
+    if (home_state_of(p) == HOME_STICKY)
         flush_home_page(p);
 }
 
 /* Diffs always wait for their acks: the versions they return are the write
  * notices, which must exist before the release is announced. */
-static void flush(uint32_t *barrier_sent)
+static void flush_interval(void)
 {
     peers_drain_copies(copied_directly);
     flush_copied_sticky();
@@ -353,6 +390,13 @@ static void flush(uint32_t *barrier_sent)
     free(box);
 }
 
+static void flush(uint32_t *barrier_sent)
+{
+    (void)barrier_sent;
+    flush_interval();
+    hlrc_interval_done();
+}
+
 /* The entry problem of a diff message, NULL if every entry is a well-formed
  * diff for an hlrc page homed here. Checked whole before any is applied. */
 static const char *bad_diffs(const tsr_msg_hdr *h, const void *payload)
@@ -362,8 +406,7 @@ static const char *bad_diffs(const tsr_msg_hdr *h, const void *payload)
         outbox_entry e;
         if (outbox_next(payload, h->len, &pos, &e))
             return "fewer entries than its count";
-        if (e.page >= region.npages || !hlrc_is_home(e.page) ||
-            coh_protocol_of(e.page) != &hlrc_protocol)
+        if (e.page >= region.npages || !hlrc_is_home(e.page) || !hlrc_keeps(e.page))
             return "a diff for a page not homed here";
         if (diff_apply(NULL, e.bytes, e.len))
             return "a malformed diff";
@@ -473,25 +516,32 @@ static void init(void)
     am_register(MSG_DIFF_ACK, on_diff_ack);
 }
 
+/* The fields both tables share: the pages, and the notices of `pfx`. */
+#define HLRC_TABLE(pfx)                                                                 \
+    .map = map, .unmap = unmap, .fault = fault, .range = range,                         \
+    .payload_check = hlrc_payload_check, .lock_grant = pfx##_lock_grant,               \
+    .lock_handoff = pfx##_lock_handoff, .lock_release = pfx##_lock_release,             \
+    .lock_merge = pfx##_lock_merge, .lock_acquire = pfx##_lock_acquire,                 \
+    .barrier_arrival = pfx##_barrier_arrival, .barrier_merge = pfx##_barrier_merge,     \
+    .barrier_departure = pfx##_barrier_departure, .barrier_apply = pfx##_barrier_apply, \
+    .barrier_done = pfx##_barrier_done
+
 const tsr_protocol hlrc_protocol = {
     .name = "hlrc",
     .init = init,
-    .map = map,
-    .unmap = unmap,
-    .fault = fault,
-    .range = range,
     .flush = flush,
-    .barrier_done = hlrc_barrier_done,
-    .payload_check = hlrc_payload_check,
-    .lock_grant = hlrc_lock_grant,
-    .lock_handoff = hlrc_lock_handoff,
-    .lock_release = hlrc_lock_release,
-    .lock_merge = hlrc_lock_merge,
-    .lock_acquire = hlrc_lock_acquire,
-    .barrier_arrival = hlrc_barrier_arrival,
-    .barrier_merge = hlrc_barrier_merge,
-    .barrier_departure = hlrc_barrier_departure,
-    .barrier_apply = hlrc_barrier_apply,
     .replicate_begin = hlrc_replicate_begin,
     .replicate_end = hlrc_replicate_end,
+    HLRC_TABLE(hlrc),
+};
+
+/* Scope consistency: the same pages, states and diffs; only the notices
+ * that locks carry differ (hlrc_notices.c). hlrc's flush and replicated
+ * sections act on its pages too. */
+const tsr_protocol scope_protocol = {
+    .name = "scope",
+    .variant_of = &hlrc_protocol,
+    .lock_request = scope_lock_request,
+    .lock_request_check = scope_lock_request_check,
+    HLRC_TABLE(scope),
 };

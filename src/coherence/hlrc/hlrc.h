@@ -38,9 +38,14 @@ typedef struct fetch_wait {
 /* hlrc.c: a notice invalidates the cached copy if it is older. */
 void hlrc_invalidate(uint32_t page, uint32_t version);
 
-/* hlrc.c: whether this node is page p's home; another node began to copy
- * home page p (a fetch, or a diff whose writer keeps its copy). */
+/* hlrc.c: whether this node is page p's home; whether this code keeps
+ * page p (its protocol is hlrc or its variant, scope); another node began
+ * to copy home page p (a fetch, or a diff whose writer keeps its copy). */
 int hlrc_is_home(uint32_t p);
+int hlrc_keeps(uint32_t p);
+/* Comm thread: home page p is about to be copied by message; a sticky
+ * page is protected again (hlrc.c). */
+void hlrc_protect_sticky(uint32_t p);
 void hlrc_note_copied(uint32_t p);
 
 /* hlrc_fetch.c: registers the fetch messages' handlers. */
@@ -52,20 +57,31 @@ void hlrc_page_fetch(uint32_t p);
  * many. Pages after p are left READ, p to the caller. */
 uint32_t hlrc_fetch_run(uint32_t p, uint32_t max, uint32_t stride);
 
-/* hlrc_notices.c: records a notice this node made (a new version). */
-void hlrc_note(uint32_t page, uint32_t version);
-/* The synchronization hooks (tsr_protocol). */
-void hlrc_lock_release(int lock, pbuf *out);
+/* hlrc_notices.c: records a notice this node made (a new version), with
+ * the notices of its page's protocol (hlrc or scope); `home`: of a page
+ * homed here, announced only when another node may hold its current
+ * version, so not at each interval that writes it (hlrc.c). */
+void hlrc_note(uint32_t page, uint32_t version, int home);
 int hlrc_payload_check(payload_kind kind, int lock, const void *p, size_t len);
-int hlrc_lock_merge(int lock, int node, const void *p, size_t len);
-int hlrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out);
-int hlrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out);
-int hlrc_lock_acquire(int lock, const void *p, size_t len);
-void hlrc_barrier_arrival(pbuf *out);
-int hlrc_barrier_merge(int node, const void *p, size_t len);
-void hlrc_barrier_departure(pbuf *out);
-int hlrc_barrier_apply(const void *p, size_t len);
-void hlrc_barrier_done(void);
+/* The synchronization hooks (tsr_protocol) of hlrc (release consistency)
+ * and scope (scope consistency), pfx_lock_release and so on. */
+#define HLRC_NOTICE_HOOKS(pfx)                                                          \
+    void pfx##_lock_release(int lock, pbuf *out);                                       \
+    int pfx##_lock_merge(int lock, int node, const void *p, size_t len);                \
+    int pfx##_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out);   \
+    int pfx##_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out); \
+    int pfx##_lock_acquire(int lock, const void *p, size_t len);                        \
+    void pfx##_barrier_arrival(pbuf *out);                                              \
+    int pfx##_barrier_merge(int node, const void *p, size_t len);                       \
+    void pfx##_barrier_departure(pbuf *out);                                            \
+    int pfx##_barrier_apply(const void *p, size_t len);                                 \
+    void pfx##_barrier_done(void);
+HLRC_NOTICE_HOOKS(hlrc)
+HLRC_NOTICE_HOOKS(scope)
+void scope_lock_request(int lock, pbuf *out);
+int scope_lock_request_check(const void *req, size_t len);
+/* hlrc.c's flush has ended an interval: its notices are made. */
+void hlrc_interval_done(void);
 /* hlrc.c: the HOME_EXACT pages fault again during a replicated section
  * (pause), and are tracked again after it (resume). */
 void hlrc_exact_pause(void);

@@ -104,6 +104,18 @@ static void log_copies(fetch_run r, int home)
         peer_log_copy(home, r.first + i * r.stride);
 }
 
+/* Whether a page of run r is sticky at its home: only the home can protect
+ * it before the copy (hlrc_protect_sticky), so the run is asked for. A
+ * page that turns sticky after this look is copied anyway, and the home's
+ * next release guesses that it was written. */
+static int sticky_at_home(fetch_run r, int home)
+{
+    for (uint32_t i = 0; i < r.n; i++)
+        if (peer_state(home, r.first + i * r.stride) == HOME_STICKY)
+            return 1;
+    return 0;
+}
+
 /* TSR_FETCH=direct (memory/peers.h): copies run r from the memory of its
  * home, on this host, as on_page_req would have: each copy is logged
  * before its version is read and again after its bytes, so that whichever
@@ -115,7 +127,8 @@ static void log_copies(fetch_run r, int home)
  * Returns 0 when the run must be asked for. */
 static int copy_direct(fetch_run r, int home)
 {
-    if (!peer_page(home, r.first) || hlrc_mc_section() || coh_replicating())
+    if (!peer_page(home, r.first) || hlrc_mc_section() || coh_replicating() ||
+        sticky_at_home(r, home))
         return 0;
     log_copies(r, home);
     atomic_thread_fence(memory_order_seq_cst);
@@ -197,7 +210,7 @@ static int servable(const fetch_run *r)
         return 0;
     for (uint32_t i = 0; i < r->n; i++) {
         uint32_t q = r->first + i * r->stride;
-        if (!hlrc_is_home(q) || coh_protocol_of(q) != &hlrc_protocol)
+        if (!hlrc_is_home(q) || !hlrc_keeps(q))
             return 0;
     }
     return 1;
@@ -216,6 +229,8 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
     char *rep = malloc(len);
     if (!rep)
         log_die_status(1, "out of memory (page reply of %zu bytes)", len);
+    for (uint32_t i = 0; i < r.n; i++)
+        hlrc_protect_sticky(r.first + i * r.stride);
     mark_copied(&r);
     /* Version first, then bytes: a copy may hold writes newer than its
      * version (it will be invalidated for nothing), never older. */

@@ -1,16 +1,29 @@
 /*
  * hlrc_notices.c - the home-based protocol's synchronization payloads:
- * write notices (page, version) on locks and barriers (notice.h).
+ * write notices (page, version) on locks and barriers (notice.h), under
+ * one of two memory models, each a policy with state of its own.
  *
- * A node keeps the notices it produced or learned since the last barrier
- * (`known`) and passes them on transitively: a releaser hands the lock's
- * manager what it learned or made since it last released that lock; the
- * manager merges them into the lock's set and grants each acquirer only the
- * part of the set it was not given at its previous grant of the lock. A
- * releaser that hands the lock straight to the next holder sends what it
- * knows that it did not send that node at its previous such hand-off. A
- * barrier's root gathers every node's notices and sends back their union,
- * after which every node has acted on them: sets are cleared or pruned.
+ * Release consistency (hlrc): a node keeps the notices it produced or
+ * learned since the last barrier (`known`) and passes them on
+ * transitively: a releaser hands the lock's manager what it learned or
+ * made since it last released that lock.
+ *
+ * Scope consistency (scope, JIAJIA's lock-based notices as the Nautilus
+ * paper describes them): a node keeps per lock the notices associated
+ * with it (`held`): those its grants of the lock brought, and those it
+ * made in its own critical sections of the lock. A release passes on only
+ * these, so a write made under another lock, or outside any, reaches a
+ * node that takes this lock only at the next barrier. Unlike JIAJIA, the
+ * manager does not keep the critical section's intervals: notices name
+ * versions (notice.h), so the lock's set merges them and keeps the newest.
+ *
+ * Under both, the manager merges a release into the lock's set and grants
+ * each acquirer only the part of the set it was not given at its previous
+ * grant of the lock. A releaser that hands the lock straight to the next
+ * holder sends what it would send the manager that it did not send that
+ * node at its previous such hand-off. A barrier's root gathers every
+ * node's notices and sends back their union, after which every node has
+ * acted on them: sets are cleared or pruned.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,33 +35,71 @@
 #include "util/config.h"
 #include "util/log.h"
 
-/* Node side: notices known since the last barrier, and per lock the set's
- * clock when this node last released it (application thread only). */
-static notice_set known;
-static uint32_t lock_sent[COH_LOCK_SLOTS];
-
-/* Manager side, per lock it manages: what the lock's releasers knew, and
+/* Manager side, per lock it manages: what the lock's releasers sent, and
  * `given[node]`, the set's clock when `node` last got the lock, so that a
- * grant costs what changed, not all that the epoch gathered. The grant and
- * merge hooks run under the lock manager's mutex; the barrier's pruning
- * comes from the application thread, hence a mutex of its own. */
+ * grant costs what changed, not all that the epoch gathered. */
 typedef struct lock_notices {
     notice_set set;
     uint32_t *given;
 } lock_notices;
-static lock_notices *managed;
-static pthread_mutex_t managed_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-/* Releaser side, per lock: `handed[node]`, this node's clock when it last
- * handed the lock straight to `node`, which then got all it knew (the same
- * argument as `given`; application thread only). */
-static uint32_t **handed;
+typedef struct policy {
+    const tsr_protocol *proto; /* the pages whose notices it carries */
+    int scoped;
+    /* Node side (application thread only): under release consistency the
+     * notices known since the last barrier, under scope consistency those
+     * made here since then; per lock, the clock of the set a release of
+     * the lock sends from, when this node last released it. */
+    notice_set known;
+    uint32_t lock_sent[COH_LOCK_SLOTS];
+    /* Scope consistency: the notices of the pages homed here (homed),
+     * which every release passes on as release consistency does: a home
+     * announces a version once, not at each section that writes the page
+     * (hlrc.c), and sticky pages' writes belong to no known interval; per lock, the notices of the lock known here,
+     * known.clock at this node's last acquire of it and homed.clock at
+     * its last release; and the lock
+     * being acquired (1 + its id, 0: none), whose section begins at the
+     * end of the interval that the acquire closes. */
+    notice_set homed;
+    notice_set *held;
+    uint32_t *opened, *homed_sent;
+    int opening;
+    /* The grant and merge hooks run under the lock manager's mutex; the
+     * barrier's pruning comes from the application thread, hence a mutex
+     * of its own. */
+    lock_notices *managed;
+    pthread_mutex_t managed_mutex;
+    /* Releaser side, per lock: `handed[node]`, the source set's clock when
+     * this node last handed the lock straight to `node`, which then got
+     * all of it (the same argument as `given`; application thread only). */
+    uint32_t **handed;
+    /* Barrier root (comm thread): the union of the epoch's arrivals.
+     * Node: the union received, for pruning. */
+    notice_set gathered, global;
+} policy;
 
-/* Barrier root (comm thread): the union of the epoch's arrivals. Node:
- * the union received, for pruning. */
-static notice_set gathered, global;
+static policy rc = {.proto = &hlrc_protocol, .managed_mutex = PTHREAD_MUTEX_INITIALIZER};
+static policy scope = {
+    .proto = &scope_protocol, .scoped = 1, .managed_mutex = PTHREAD_MUTEX_INITIALIZER};
 
-void hlrc_note(uint32_t page, uint32_t version) { notice_add(&known, page, version); }
+static void *zalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p)
+        log_die_status(1, "out of memory (lock notices)");
+    return p;
+}
+
+void hlrc_note(uint32_t page, uint32_t version, int home)
+{
+    if (coh_protocol_of(page) != &scope_protocol) {
+        notice_add(&rc.known, page, version);
+        return;
+    }
+    notice_add(&scope.known, page, version);
+    if (home)
+        notice_add(&scope.homed, page, version);
+}
 
 static void encode(const notice_set *s, uint32_t since, pbuf *out)
 {
@@ -56,22 +107,49 @@ static void encode(const notice_set *s, uint32_t since, pbuf *out)
     notice_encode(s, since, at);
 }
 
-/* The notice applies if the page is still the home-based protocol's (it
- * may have been freed since the notice was made). */
-static void apply(uint32_t page, uint32_t version)
+/* The notice applies if the page is still the policy's (it may have been
+ * freed since the notice was made). */
+static void apply(const policy *pol, uint32_t page, uint32_t version)
 {
-    if (page < region.npages && coh_protocol_of(page) == &hlrc_protocol)
+    if (page < region.npages && coh_protocol_of(page) == pol->proto)
         hlrc_invalidate(page, version);
 }
 
-static lock_notices *managed_lock(int lock)
+static lock_notices *managed_lock(policy *pol, int lock)
 {
-    if (!managed && !(managed = calloc(COH_LOCK_SLOTS, sizeof *managed)))
-        log_die_status(1, "out of memory (lock notices)");
-    lock_notices *l = &managed[lock];
-    if (!l->given && !(l->given = calloc((size_t)cfg.nodes, sizeof *l->given)))
-        log_die_status(1, "out of memory (lock notices)");
+    if (!pol->managed)
+        pol->managed = zalloc(COH_LOCK_SLOTS, sizeof *pol->managed);
+    lock_notices *l = &pol->managed[lock];
+    if (!l->given)
+        l->given = zalloc((size_t)cfg.nodes, sizeof *l->given);
     return l;
+}
+
+static notice_set *held_set(policy *pol, int lock)
+{
+    if (!pol->held) {
+        pol->held = zalloc(COH_LOCK_SLOTS, sizeof *pol->held);
+        pol->opened = zalloc(COH_LOCK_SLOTS, sizeof *pol->opened);
+        pol->homed_sent = zalloc(COH_LOCK_SLOTS, sizeof *pol->homed_sent);
+    }
+    return &pol->held[lock];
+}
+
+/* The set a release of `lock` sends from: all this node knows, or, under
+ * scope consistency, the lock's notices, to which the critical section
+ * that ends adds the notices it made (the release has flushed it), and
+ * the home's notices made since the lock's previous release here (the
+ * section may have written a home page announced before). */
+static notice_set *release_source(policy *pol, int lock)
+{
+    if (!pol->scoped)
+        return &pol->known;
+    notice_set *h = held_set(pol, lock);
+    notice_merge_since(h, &pol->known, pol->opened[lock]);
+    notice_merge_since(h, &pol->homed, pol->homed_sent[lock]);
+    pol->opened[lock] = pol->known.clock;
+    pol->homed_sent[lock] = pol->homed.clock;
+    return h;
 }
 
 /* Every payload of this protocol is a list of notices, each for a page of
@@ -87,89 +165,159 @@ int hlrc_payload_check(payload_kind kind, int lock, const void *p, size_t len)
     return 0;
 }
 
-void hlrc_lock_release(int lock, pbuf *out)
+static void lock_release(policy *pol, int lock, pbuf *out)
 {
-    encode(&known, lock_sent[lock], out);
-    lock_sent[lock] = known.clock;
+    notice_set *s = release_source(pol, lock);
+    encode(s, pol->lock_sent[lock], out);
+    pol->lock_sent[lock] = s->clock;
 }
 
-int hlrc_lock_merge(int lock, int node, const void *p, size_t len)
+static int lock_merge(policy *pol, int lock, int node, const void *p, size_t len)
 {
-    pthread_mutex_lock(&managed_mutex);
-    lock_notices *l = managed_lock(lock);
+    pthread_mutex_lock(&pol->managed_mutex);
+    lock_notices *l = managed_lock(pol, lock);
     int bad = notice_merge_wire(&l->set, p, len);
     /* Nobody else released the lock while `node` held it: it now knows
      * every notice of the set, its own included. */
     l->given[node] = l->set.clock;
-    pthread_mutex_unlock(&managed_mutex);
+    pthread_mutex_unlock(&pol->managed_mutex);
     return bad;
 }
 
-int hlrc_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out)
+static int lock_grant(policy *pol, int lock, int node, const void *req, pbuf *out)
 {
     if (req)
         return -1; /* acquirers send nothing */
-    pthread_mutex_lock(&managed_mutex);
-    lock_notices *l = managed_lock(lock);
+    pthread_mutex_lock(&pol->managed_mutex);
+    lock_notices *l = managed_lock(pol, lock);
     encode(&l->set, l->given[node], out);
     l->given[node] = l->set.clock;
-    pthread_mutex_unlock(&managed_mutex);
+    pthread_mutex_unlock(&pol->managed_mutex);
     return 0;
 }
 
-int hlrc_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out)
+static int lock_handoff(policy *pol, int lock, int node, const void *req, pbuf *out)
 {
     if (req)
         return -1; /* acquirers send nothing */
-    if (!handed && !(handed = calloc(COH_LOCK_SLOTS, sizeof *handed)))
-        log_die_status(1, "out of memory (lock notices)");
-    if (!handed[lock] && !(handed[lock] = calloc((size_t)cfg.nodes, sizeof *handed[lock])))
-        log_die_status(1, "out of memory (lock notices)");
-    encode(&known, handed[lock][node], out);
-    handed[lock][node] = known.clock;
+    if (!pol->handed)
+        pol->handed = zalloc(COH_LOCK_SLOTS, sizeof *pol->handed);
+    if (!pol->handed[lock])
+        pol->handed[lock] = zalloc((size_t)cfg.nodes, sizeof *pol->handed[lock]);
+    notice_set *s = release_source(pol, lock);
+    encode(s, pol->handed[lock][node], out);
+    pol->handed[lock][node] = s->clock;
     return 0;
 }
 
-int hlrc_lock_acquire(int lock, const void *p, size_t len)
+/* Under scope consistency the grant's notices stay the lock's: they travel
+ * with no other lock. */
+static int lock_acquire(policy *pol, int lock, const void *p, size_t len)
 {
     if (len % NOTICE_WIRE)
         return -1;
+    notice_set *into = pol->scoped ? held_set(pol, lock) : &pol->known;
     const uint32_t *w = p;
     for (size_t i = 0; i < len / NOTICE_WIRE; i++) {
-        apply(w[2 * i], w[2 * i + 1]);
-        hlrc_note(w[2 * i], w[2 * i + 1]);
+        apply(pol, w[2 * i], w[2 * i + 1]);
+        notice_add(into, w[2 * i], w[2 * i + 1]);
     }
     return 0;
 }
 
-void hlrc_barrier_arrival(pbuf *out) { encode(&known, 0, out); }
-
-int hlrc_barrier_merge(int node, const void *p, size_t len)
+/* An acquire's request goes out before the acquire ends the interval
+ * (coh_lock_acquire): the writes of that interval are outside the
+ * critical section, whose notices begin after it (hlrc_interval_done).
+ * The grant may bring no frame of this protocol, so this request, which
+ * every acquire makes, is where the acquire is seen. */
+void scope_lock_request(int lock, pbuf *out)
 {
-    return notice_merge_wire(&gathered, p, len);
+    (void)out;
+    held_set(&scope, lock);
+    scope.opening = lock + 1;
 }
 
-void hlrc_barrier_departure(pbuf *out)
+/* The request carries nothing (scope_lock_request writes no frame). */
+int scope_lock_request_check(const void *req, size_t len)
 {
-    encode(&gathered, 0, out);
-    notice_clear(&gathered);
+    (void)len;
+    return req ? -1 : 0;
+}
+
+void hlrc_interval_done(void)
+{
+    if (scope.opening) {
+        scope.opened[scope.opening - 1] = scope.known.clock;
+        scope.opening = 0;
+    }
+}
+
+static void barrier_arrival(policy *pol, pbuf *out) { encode(&pol->known, 0, out); }
+
+static int barrier_merge(policy *pol, const void *p, size_t len)
+{
+    return notice_merge_wire(&pol->gathered, p, len);
+}
+
+static void barrier_departure(policy *pol, pbuf *out)
+{
+    encode(&pol->gathered, 0, out);
+    notice_clear(&pol->gathered);
 }
 
 /* Every node acts on the union, so a lock's set no longer needs what it
  * covers. */
-int hlrc_barrier_apply(const void *p, size_t len)
+static int barrier_apply(policy *pol, const void *p, size_t len)
 {
-    notice_clear(&global);
-    if (notice_merge_wire(&global, p, len))
+    notice_clear(&pol->global);
+    if (notice_merge_wire(&pol->global, p, len))
         return -1;
-    for (uint32_t i = 0; i < global.n; i++)
-        apply(global.e[i].page, global.e[i].version);
-    pthread_mutex_lock(&managed_mutex);
-    for (int id = cfg.node; managed && id < COH_LOCK_SLOTS; id += cfg.nodes)
-        if (managed[id].set.n)
-            notice_prune(&managed[id].set, &global);
-    pthread_mutex_unlock(&managed_mutex);
+    for (uint32_t i = 0; i < pol->global.n; i++)
+        apply(pol, pol->global.e[i].page, pol->global.e[i].version);
+    pthread_mutex_lock(&pol->managed_mutex);
+    for (int id = cfg.node; pol->managed && id < COH_LOCK_SLOTS; id += cfg.nodes)
+        if (pol->managed[id].set.n)
+            notice_prune(&pol->managed[id].set, &pol->global);
+    pthread_mutex_unlock(&pol->managed_mutex);
     return 0;
 }
 
-void hlrc_barrier_done(void) { notice_clear(&known); }
+static void barrier_done(policy *pol)
+{
+    notice_clear(&pol->known);
+    notice_clear(&pol->homed);
+    for (int id = 0; pol->held && id < COH_LOCK_SLOTS; id++)
+        if (pol->held[id].n)
+            notice_clear(&pol->held[id]);
+}
+
+/* The hooks of each protocol's table (hlrc.h), bound to its policy. */
+#define POLICY_HOOKS(pfx, pol)                                                          \
+    void pfx##_lock_release(int lock, pbuf *out) { lock_release(&pol, lock, out); }     \
+    int pfx##_lock_merge(int lock, int node, const void *p, size_t len)                 \
+    {                                                                                   \
+        return lock_merge(&pol, lock, node, p, len);                                    \
+    }                                                                                   \
+    int pfx##_lock_grant(int lock, int node, const void *req, size_t len, pbuf *out)    \
+    {                                                                                   \
+        return lock_grant(&pol, lock, node, req, out);                                  \
+    }                                                                                   \
+    int pfx##_lock_handoff(int lock, int node, const void *req, size_t len, pbuf *out)  \
+    {                                                                                   \
+        return lock_handoff(&pol, lock, node, req, out);                                \
+    }                                                                                   \
+    int pfx##_lock_acquire(int lock, const void *p, size_t len)                         \
+    {                                                                                   \
+        return lock_acquire(&pol, lock, p, len);                                        \
+    }                                                                                   \
+    void pfx##_barrier_arrival(pbuf *out) { barrier_arrival(&pol, out); }               \
+    int pfx##_barrier_merge(int node, const void *p, size_t len)                        \
+    {                                                                                   \
+        return barrier_merge(&pol, p, len);                                             \
+    }                                                                                   \
+    void pfx##_barrier_departure(pbuf *out) { barrier_departure(&pol, out); }           \
+    int pfx##_barrier_apply(const void *p, size_t len) { return barrier_apply(&pol, p, len); } \
+    void pfx##_barrier_done(void) { barrier_done(&pol); }
+
+POLICY_HOOKS(hlrc, rc)
+POLICY_HOOKS(scope, scope)

@@ -111,7 +111,7 @@ void hlrc_replicate_begin(void)
     for (uint32_t i = 0; i < nsticky; i++) {
         uint32_t p = sticky[i];
         listed[p] = 0;
-        if (coh_protocol_of(p) == &hlrc_protocol && region.meta[p].home == cfg.node &&
+        if (hlrc_keeps(p) && region.meta[p].home == cfg.node &&
             region.meta[p].state == HOME_STICKY) {
             region.meta[p].state = HOME_READ;
             detect_set_access(p, 1, ACCESS_READ);
