@@ -26,6 +26,10 @@ const tsr_protocol *const coh_protocols[COH_NPROTO] = {NULL, &hlrc_protocol, &mu
 static _Atomic uint32_t epoch;
 STATS_COUNTER(replicated_writes, "pages written in replicated sections, kept local");
 static waiter counted[2];
+/* Pages each protocol keeps, by index (coh_set_proto): a replicated
+ * section asks whether a protocol without section hooks has any, and the
+ * answer must cost what the job allocated, not what it reserved. */
+static _Atomic uint32_t kept[COH_NPROTO];
 
 void coh_init(void)
 {
@@ -43,9 +47,8 @@ void coh_map(uint32_t first, uint32_t n, const tsr_attr *attr)
     if (attr->proto < 0 || proto >= COH_NPROTO)
         log_die("tsr_alloc_attr: unknown protocol %d", (int)attr->proto);
     for (uint32_t i = 0; i < n; i++) {
-        page_meta *m = &region.meta[first + i];
-        m->home = (uint16_t)alloc_home(attr, i, n);
-        m->proto = proto;
+        region.meta[first + i].home = (uint16_t)alloc_home(attr, i, n);
+        coh_set_proto(first + i, proto);
     }
     coh_protocols[proto]->map(first, n, attr);
 }
@@ -65,7 +68,7 @@ void coh_free_local(uint32_t first, uint32_t n)
     detect_set_access(first, n, ACCESS_NONE);
     region_discard(first, n);
     for (uint32_t q = first; q < first + n; q++) {
-        region.meta[q].proto = 0;
+        coh_set_proto(q, 0);
         region.meta[q].home = 0;
         region.meta[q].state = 0;
     }
@@ -83,6 +86,18 @@ void coh_prepare_local(tsr_proto_t proto)
     const tsr_protocol *p = coh_protocols[proto + 1];
     if (p->prepare_local)
         p->prepare_local();
+}
+
+void coh_set_proto(uint32_t page, uint8_t proto)
+{
+    page_meta *m = &region.meta[page];
+    if (m->proto == proto)
+        return;
+    if (m->proto)
+        atomic_fetch_sub(&kept[m->proto], 1);
+    if (proto)
+        atomic_fetch_add(&kept[proto], 1);
+    m->proto = proto;
 }
 
 const tsr_protocol *coh_protocol_of(uint32_t page) { return coh_protocols[region.meta[page].proto]; }
@@ -152,16 +167,6 @@ int coh_barrier_done(const void *departure, size_t len, uint32_t expected)
     return 0;
 }
 
-/* Whether some page is kept by protocol index k: a section must not start
- * with pages whose writes nothing would keep local. */
-static int protocol_in_use(uint8_t k)
-{
-    for (uint32_t p = 0; p < region.npages; p++)
-        if (region.meta[p].proto == k)
-            return 1;
-    return 0;
-}
-
 static int replicating;
 
 void coh_replicated_write(void) { COUNTER_ADD(replicated_writes, 1); }
@@ -174,7 +179,7 @@ void coh_replicate_begin(void)
     for (uint8_t i = 1; i < COH_NPROTO; i++) {
         if (coh_protocols[i]->replicate_begin)
             coh_protocols[i]->replicate_begin();
-        else if (protocol_in_use(i))
+        else if (atomic_load(&kept[i]))
             log_die("tsr_replicate_begin: protocol %s keeps allocated pages and has no "
                     "replicated sections (docs/OMPNOW.md says which protocols do)",
                     coh_protocols[i]->name);

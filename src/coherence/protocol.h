@@ -135,6 +135,11 @@ extern const tsr_protocol *const coh_protocols[COH_NPROTO];
 
 /* The protocol that keeps page `page` (NULL: not allocated). */
 const tsr_protocol *coh_protocol_of(uint32_t page);
+/* Gives page `page` to protocol index `proto` (0: to none), counting the
+ * pages each protocol keeps: every change of page_meta.proto goes through
+ * here. The application thread changes its own allocations' pages, the
+ * comm thread adopted ones (adopt.c). Async-signal-safe. */
+void coh_set_proto(uint32_t page, uint8_t proto);
 /* 1 if `proto` (a page_meta.proto from the wire) names a protocol. */
 int coh_protocol_known(unsigned proto);
 /* The current barrier epoch (the number of barriers this node has left). */

@@ -22,6 +22,12 @@ int main(int argc, char **argv)
         tsr_replicate_begin();
         tsr_malloc(64);
     }
+    if (!strcmp(what, "munin-replicated")) {
+        tsr_attr a = TSR_ATTR_DEFAULT;
+        a.proto = TSR_PROTO_MUNIN;
+        tsr_alloc_attr(4096, &a);
+        tsr_replicate_begin();
+    }
     if (!strcmp(what, "end-alone"))
         tsr_replicate_end();
     if (!strcmp(what, "flag-range"))
