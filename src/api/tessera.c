@@ -70,9 +70,7 @@ void tsr_finalize(void)
 {
     guard_check("tsr_finalize");
     ga_fence_all();
-    fork_finish();
-    coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
-    barrier_collective(&sig);
+    fork_finalize();
     int stats_lost = stats_report();
     globals_unshare();
     transport_shutdown();
