@@ -61,7 +61,7 @@
 #include "util/log.h"
 
 STATS_COUNTER(diff_requests, "LRC: diff requests sent, one per writer a fault's notices name");
-STATS_COUNTER(diffs_served, "LRC: diff requests answered with diffs (not \"on its way\")");
+STATS_COUNTER(diffs_served, "LRC: diff requests answered");
 
 static uint32_t *pend_first, *pend_last; /* per page: the intervals of the pending diff (0: none) */
 static lrc_diff **own;      /* per page: this node's diffs, newest first */
@@ -417,8 +417,6 @@ static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "diffs of a page not the lazy protocol's, or of no intervals");
         return;
     }
-    if (lrc_mc_answered(src, h, p, lo, hi))
-        return;
     pbuf out = {0};
     uint32_t count = 0;
     lock_diffs();
@@ -436,7 +434,7 @@ static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
     unlock_diffs();
     am_send(src, MSG_LRC_DIFF_REP, p, h->arg[1], count, out.p, out.len);
     COUNTER_ADD(diffs_served, 1);
-    lrc_mc_push(src, h, lo, hi, count, out.p, out.len);
+    lrc_mc_push(src, h, count, out.p, out.len);
     pbuf_free(&out);
 }
 
@@ -480,24 +478,20 @@ lrc_diff *lrc_diffs_join(lrc_diff *list, lrc_diff *rest)
     return list;
 }
 
-/* The diffs asked for; none in a replicated section: they come by
- * multicast (lrc_mcast.c). A reply about another page, with a malformed
+/* The diffs asked for. A reply about another page, with a malformed
  * diff, or lacking an interval the fault's notices name, is rejected and
  * its request stays open for the true reply, as a page reply's does. */
 static void on_diff_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     lrc_fetch *ctx = req_ctx(h->arg[1]);
     lrc_diff *list = NULL;
-    int on_its_way = !h->arg[2] && lrc_mc_section();
     if ((uint32_t)h->arg[0] != ctx->page || lrc_diffs_decode(src, h, payload, &list) ||
-        (!on_its_way && !lrc_fetch_covers(ctx, (uint32_t)src, list))) {
+        !lrc_fetch_covers(ctx, (uint32_t)src, list)) {
         lrc_diffs_free(list);
         am_reject(src, h, "not the diffs of the page and intervals asked for, or malformed");
         return;
     }
     req_close(h->arg[1]);
-    if (on_its_way && lrc_mc_await(src, ctx->page, ctx))
-        return;
     atomic_store(&ctx->got, lrc_diffs_join(list, atomic_load(&ctx->got)));
     waiter_done(&ctx->w);
 }

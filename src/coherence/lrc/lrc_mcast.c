@@ -11,11 +11,12 @@
  * is answered as usual, and the same reply goes to every other node. A
  * node keeps the diffs it receives so, per page, and its fault takes them
  * instead of asking that writer, if they hold every interval of that
- * writer its notices name. A request that the multicast already covers
- * (its intervals within those sent, from another node than the first,
- * in the same section) gets an empty reply, "on its way", and waits for
- * the multicast. Each request names its node's section, which the writer
- * serves even before it has begun it itself (coh_mc_asked).
+ * writer its notices name. A request that crossed the multicast (the
+ * diffs had gone out when it came) is answered with the diffs all the
+ * same (`diff_requests_crossed`), as in hlrc_mcast.c: the answer is what
+ * tells the requester that the transport is done with its request. Each
+ * request names its node's section, which the writer serves even before
+ * it has begun it itself (coh_mc_asked).
  *
  * A diff is the writes of its intervals whenever it arrives, so a kept
  * diff is never wrong, only possibly useless: the notices decide at the
@@ -47,14 +48,12 @@ STATS_COUNTER(diffs_multicast, "LRC: pages whose diffs a writer multicast during
 STATS_COUNTER(diffs_taken, "LRC: a writer's diffs of a page taken from its multicast, "
                            "without asking");
 
-/* Writer (comm thread): per page, the intervals whose diffs went out in
- * this section (hi 0: none) and the node that asked first. */
-typedef struct sent_rec {
-    uint32_t lo, hi;
-    int32_t to;
-} sent_rec;
+STATS_COUNTER(diff_requests_crossed, "LRC: diff requests a writer answered in replicated "
+                                     "sections though it had multicast the page's diffs");
 
-static sent_rec *sent;
+/* Writer (comm thread): per page, whether its diffs went out in this
+ * section. */
+static uint8_t *sent;
 static uint32_t *sent_list, nsent;
 /* Receiver: per page, the diffs multicast to this node, listed so that
  * the section's end frees them; under kept_busy (the comm thread adds,
@@ -65,12 +64,6 @@ static uint32_t *kept_list, nkept;
 static spin_t kept_busy;
 /* This node's section (coh_mc_section), or 0. */
 static _Atomic uint32_t section;
-/* Requester (comm thread): per writer, the fault told "on its way". */
-static struct awaiting {
-    lrc_fetch *f;
-    uint32_t page;
-} *awaiting;
-
 static void on_push(int src, const tsr_msg_hdr *h, void *payload);
 
 void lrc_mc_init(void)
@@ -80,11 +73,9 @@ void lrc_mc_init(void)
     kept = region_page_table(sizeof *kept, "the LRC multicast diffs");
     kept_listed = region_page_table(sizeof *kept_listed, "the LRC multicast diff flags");
     kept_list = region_page_table(sizeof *kept_list, "the LRC multicast diff list");
-    awaiting = calloc((size_t)cfg.nodes, sizeof *awaiting);
-    if (!awaiting)
-        log_die("cannot set up the lazy protocol's multicast: out of memory");
     stats_register(&diffs_multicast);
     stats_register(&diffs_taken);
+    stats_register(&diff_requests_crossed);
     am_register(MSG_LRC_DIFF_PUSH, on_push);
     mc_allow(MSG_LRC_DIFF_PUSH);
 }
@@ -95,7 +86,7 @@ void lrc_mc_end(void)
 {
     atomic_store(&section, 0);
     for (uint32_t i = 0; i < nsent; i++)
-        sent[sent_list[i]].hi = 0;
+        sent[sent_list[i]] = 0;
     nsent = 0;
     spin_lock(&kept_busy);
     for (uint32_t i = 0; i < nkept; i++) {
@@ -110,23 +101,17 @@ void lrc_mc_end(void)
 
 uint32_t lrc_mc_section(void) { return atomic_load(&section); }
 
-int lrc_mc_answered(int src, const tsr_msg_hdr *h, uint32_t p, uint32_t lo, uint32_t hi)
-{
-    const sent_rec *r = &sent[p];
-    if (!coh_mc_asked(atomic_load(&section), h->arg[0]) || !r->hi || r->to == src ||
-        lo < r->lo || hi > r->hi)
-        return 0;
-    am_send(src, MSG_LRC_DIFF_REP, p, h->arg[1], 0, NULL, 0);
-    return 1;
-}
-
-void lrc_mc_push(int requester, const tsr_msg_hdr *h, uint32_t lo, uint32_t hi, uint32_t count,
-                 const void *payload, size_t len)
+void lrc_mc_push(int requester, const tsr_msg_hdr *h, uint32_t count, const void *payload,
+                 size_t len)
 {
     uint32_t s = coh_mc_asked(atomic_load(&section), h->arg[0]), p = (uint32_t)h->arg[0];
-    if (!s || sent[p].hi || !count || len > MC_MAX_BYTES)
+    if (!s || !count || len > MC_MAX_BYTES)
         return;
-    sent[p] = (sent_rec){lo, hi, requester};
+    if (sent[p]) {
+        COUNTER_ADD(diff_requests_crossed, 1);
+        return;
+    }
+    sent[p] = 1;
     sent_list[nsent++] = p;
     mc_send_others(requester, MSG_LRC_DIFF_PUSH, p, s, count, payload, len);
     COUNTER_ADD(diffs_multicast, 1);
@@ -163,26 +148,7 @@ int lrc_mc_take(uint32_t p, uint32_t writer, lrc_fetch *f)
     return all;
 }
 
-/* Kept diffs that do not hold what f asks (a forged multicast came first)
- * are taken all the same, and f waits on for the writer's true one. */
-int lrc_mc_await(int src, uint32_t p, lrc_fetch *f)
-{
-    if (!atomic_load(&section))
-        return 0;
-    spin_lock(&kept_busy);
-    int here = kept[p] && lrc_fetch_covers(f, (uint32_t)src, kept[p]);
-    move_kept(p, (uint32_t)src, f);
-    spin_unlock(&kept_busy);
-    if (here)
-        waiter_done(&f->w);
-    else
-        awaiting[src] = (struct awaiting){f, p};
-    return 1;
-}
-
-/* Diffs a writer multicast: handed to the fault that waits for them, or
- * kept for the fault to come. Diffs that do not hold what the waiting
- * fault's notices name are rejected; it waits on. */
+/* Diffs a writer multicast, kept for the fault to come. */
 static void on_push(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0];
@@ -195,19 +161,6 @@ static void on_push(int src, const tsr_msg_hdr *h, void *payload)
     }
     if (!coh_mc_current(atomic_load(&section), h->arg[1])) {
         lrc_diffs_free(list);
-        return;
-    }
-    struct awaiting *a = &awaiting[src];
-    if (a->f && a->page == p) {
-        if (!lrc_fetch_covers(a->f, (uint32_t)src, list)) {
-            lrc_diffs_free(list);
-            am_reject(src, h, "multicast diffs that lack an interval the waiting fault asked "
-                      "for");
-            return;
-        }
-        atomic_store(&a->f->got, lrc_diffs_join(list, atomic_load(&a->f->got)));
-        waiter_done(&a->f->w);
-        a->f = NULL;
         return;
     }
     spin_lock(&kept_busy);
