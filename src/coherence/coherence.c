@@ -10,6 +10,7 @@
 #include "memory/alloc.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -149,6 +150,29 @@ uint32_t coh_mc_asked(uint32_t mine, uint64_t arg0)
 {
     uint32_t s = (uint32_t)(arg0 >> 32);
     return s && coh_mc_current(mine, s) ? s : 0;
+}
+
+/* Offers in flight from the fault path to the comm thread (protocol.h).
+ * With none free, nothing is offered: the others ask. */
+#define OFFER_SLOTS 64
+static am_msg offers[OFFER_SLOTS];
+static _Atomic uint8_t offer_busy[OFFER_SLOTS];
+
+void coh_offer(int type, uint32_t page, uint32_t section)
+{
+    for (int k = 0; k < OFFER_SLOTS; k++)
+        if (!atomic_exchange(&offer_busy[k], 1)) {
+            am_post(cfg.node, &offers[k], type, page, section, (uint64_t)k, NULL, 0);
+            return;
+        }
+}
+
+int coh_offer_taken(int src, const tsr_msg_hdr *h)
+{
+    if (src != cfg.node || h->arg[2] >= OFFER_SLOTS)
+        return -1;
+    atomic_store(&offer_busy[h->arg[2]], 0); /* its message is read: the slot is free */
+    return 0;
 }
 
 void coh_counted_arrival(uint32_t e) { waiter_done(&counted[e & 1]); }

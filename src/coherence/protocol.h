@@ -159,6 +159,14 @@ int coh_mc_current(uint32_t mine, uint64_t s);
  * it multicasts for that section even before it has begun the section
  * itself (the requester left the barrier first). Else 0. */
 uint32_t coh_mc_asked(uint32_t mine, uint64_t arg0);
+/* Multicast offers (docs/OMPNOW.md): a fault on a page this node will
+ * multicast hands it to the comm thread as message `type` (page,
+ * section, slot) from preallocated messages, or not at all if none is
+ * free. Async-signal-safe. The handler first frees the slot:
+ * coh_offer_taken returns -1 if the message is no offer of this node. */
+struct tsr_msg_hdr;
+void coh_offer(int type, uint32_t page, uint32_t section);
+int coh_offer_taken(int src, const struct tsr_msg_hdr *h);
 /* A message counted in sent[] at the barrier ending `epoch` has been
  * handled here. May be called from the comm thread. */
 void coh_counted_arrival(uint32_t epoch);

@@ -12,9 +12,9 @@
  * reads the page in the section it multicasts it (an *offer*). To see that
  * read, the home protects at the section's start the home pages named in
  * write notices since the last section (hlrc_mc_noticed: pages the other
- * nodes are likely to hold invalid); the fault hands the page to the comm thread
- * (MSG_PAGE_OFFER to itself, from preallocated messages: the fault path
- * may not allocate), which multicasts it to every other node.
+ * nodes are likely to hold invalid); the fault hands the page to the comm
+ * thread (MSG_PAGE_OFFER to itself, coh_offer: the fault path may not
+ * allocate), which multicasts it to every other node.
  *
  * A node that reaches the page before its home does asks, as outside
  * sections: the first request for a page is answered as usual and the
@@ -64,12 +64,6 @@ STATS_COUNTER(requests_crossed, "page requests a home answered in replicated sec
                                 "the page had gone to their node by multicast");
 STATS_COUNTER(pages_offered, "pages a home multicast at its own first read in a replicated "
                              "section, before any node asked");
-
-/* Offers in flight from the fault path to the comm thread. With none
- * free, the home does not offer: the others ask. */
-#define OFFER_SLOTS 64
-static am_msg offers[OFFER_SLOTS];
-static _Atomic uint8_t offer_busy[OFFER_SLOTS];
 
 /* Receiver: pages a multicast brought, kept in their twin slots: their
  * version + 1 (0: none), set by the comm thread and taken by the fault,
@@ -208,12 +202,7 @@ int hlrc_mc_offered(uint32_t p)
 {
     if (!atomic_load_explicit(&watch[p], memory_order_relaxed) || !atomic_exchange(&watch[p], 0))
         return 0;
-    for (int k = 0; k < OFFER_SLOTS; k++)
-        if (!atomic_exchange(&offer_busy[k], 1)) {
-            am_post(cfg.node, &offers[k], MSG_PAGE_OFFER, p, atomic_load(&section),
-                    (uint64_t)k, NULL, 0);
-            break;
-        }
+    coh_offer(MSG_PAGE_OFFER, p, atomic_load(&section));
     return 1;
 }
 
@@ -222,13 +211,10 @@ int hlrc_mc_offered(uint32_t p)
 static void on_offer(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0], s = (uint32_t)h->arg[1];
-    uint64_t k = h->arg[2];
-    if (src != cfg.node || k >= OFFER_SLOTS || coh_protocol_of(p) != &hlrc_protocol ||
-        !hlrc_is_home(p)) {
+    if (coh_offer_taken(src, h) || coh_protocol_of(p) != &hlrc_protocol || !hlrc_is_home(p)) {
         am_reject(src, h, "an offer not from this node's own fault, or of no page homed here");
         return;
     }
-    atomic_store(&offer_busy[k], 0); /* its message is read: the slot is free */
     if (s != atomic_load(&section) || sent[p])
         return;
     /* As a reply (hlrc_fetch.c): the copies it makes are announced at

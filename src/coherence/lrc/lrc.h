@@ -221,6 +221,16 @@ uint32_t lrc_mc_section(void);
  * in this node's section or the next, coh_mc_asked). */
 void lrc_mc_push(int requester, const tsr_msg_hdr *h, uint32_t count, const void *payload,
                  size_t len);
+/* A fault on an L_READ page: if this node watched it in the section, its
+ * diffs are offered to every node (lrc_mcast.c). Async-signal-safe. */
+void lrc_mc_offered(uint32_t p);
+/* lrc_diff.c: appends to out this node's diffs of page p that cover any
+ * of its intervals lo..hi (the pending one made first), as a diff reply
+ * carries them; returns how many. Comm thread. */
+uint32_t lrc_diffs_put(uint32_t p, uint32_t lo, uint32_t hi, pbuf *out);
+/* Calls fn for each page with a pending diff, and its intervals, under
+ * the diffs' lock (fn must not take it). */
+void lrc_each_pending(void (*fn)(uint32_t p, uint32_t lo, uint32_t hi));
 /* The fault: if the kept diffs of `writer` for page p hold every one of
  * its notices in f, moves them onto f->got and returns 1 (no request
  * needed). Async-signal-safe. */

@@ -358,6 +358,7 @@ void lrc_fault(uint32_t p, int is_write)
         }
         __attribute__((fallthrough));
     case L_READ:
+        lrc_mc_offered(p);
         if (is_write == 0) {
             detect_set_access(p, 1, ACCESS_READ);
             return;
@@ -408,6 +409,34 @@ void lrc_validate_all(void)
 
 /* ---- Serving diffs ------------------------------------------------------ */
 
+uint32_t lrc_diffs_put(uint32_t p, uint32_t lo, uint32_t hi, pbuf *out)
+{
+    uint32_t count = 0;
+    lock_diffs();
+    if (pend_first[p] && pend_first[p] <= hi && pend_last[p] >= lo)
+        make_diff(p);
+    for (lrc_diff *d = own[p]; d; d = d->next) {
+        if (d->last < lo || d->first > hi)
+            continue;
+        uint32_t hdr[3] = {d->first, d->last, d->len};
+        pbuf_put(out, hdr, sizeof hdr);
+        pbuf_put(out, d->bytes, d->len);
+        memset(pbuf_room(out, -d->len & 3), 0, -d->len & 3);
+        count++;
+    }
+    unlock_diffs();
+    return count;
+}
+
+void lrc_each_pending(void (*fn)(uint32_t p, uint32_t lo, uint32_t hi))
+{
+    lock_diffs();
+    for (uint32_t i = 0; i < nowned; i++)
+        if (pend_first[owned[i]])
+            fn(owned[i], pend_first[owned[i]], pend_last[owned[i]]);
+    unlock_diffs();
+}
+
 /* A writer is asked for its diffs of page arg0 that cover any of its
  * intervals [lo, hi] (arg2 = lo << 32 | hi): made now if still pending. */
 static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
@@ -418,20 +447,7 @@ static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
         return;
     }
     pbuf out = {0};
-    uint32_t count = 0;
-    lock_diffs();
-    if (pend_first[p] && pend_first[p] <= hi && pend_last[p] >= lo)
-        make_diff(p);
-    for (lrc_diff *d = own[p]; d; d = d->next) {
-        if (d->last < lo || d->first > hi)
-            continue;
-        uint32_t hdr[3] = {d->first, d->last, d->len};
-        pbuf_put(&out, hdr, sizeof hdr);
-        pbuf_put(&out, d->bytes, d->len);
-        memset(pbuf_room(&out, -d->len & 3), 0, -d->len & 3);
-        count++;
-    }
-    unlock_diffs();
+    uint32_t count = lrc_diffs_put(p, lo, hi, &out);
     am_send(src, MSG_LRC_DIFF_REP, p, h->arg[1], count, out.p, out.len);
     COUNTER_ADD(diffs_served, 1);
     lrc_mc_push(src, h, count, out.p, out.len);
