@@ -10,7 +10,6 @@
  * a barrier cost. Prints both times. Run by tests/sh/replicate_cost.sh;
  * no tsr-test line: a helper. */
 #include <stdio.h>
-#include <time.h>
 
 #include "tessera.h"
 
@@ -18,13 +17,6 @@
 #define PAGES 4
 #define SLACK 20
 #define FLOOR_S 0.2
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -34,21 +26,21 @@ int main(int argc, char **argv)
     a[me * 512] = me; /* a page written by this node before the sections */
     tsr_barrier();
 
-    double t0 = now();
+    double t0 = tsr_wtime();
     for (int r = 0; r < ROUNDS; r++) {
         tsr_barrier();
         tsr_barrier();
     }
-    double barriers = now() - t0;
+    double barriers = tsr_wtime() - t0;
 
-    t0 = now();
+    t0 = tsr_wtime();
     for (int r = 0; r < ROUNDS; r++) {
         tsr_replicate_begin();
         for (int p = 0; p < PAGES; p++)
             a[p * 512 + 1] += 1;
         tsr_replicate_end();
     }
-    double sections = now() - t0;
+    double sections = tsr_wtime() - t0;
 
     int wrong = 0;
     for (int p = 0; p < PAGES; p++)
