@@ -1,4 +1,4 @@
-/* Forged fork, flag, push (of pages and of diffs) and multicast-tree messages from an
+/* Forged fork, flag, offer, push (of pages and of diffs) and multicast-tree messages from an
  * authenticated peer: node 1 sends them to node 0, which must reject each
  * (messages_rejected) or drop it as a reply to nothing (replies_dropped),
  * exactly as many as sent, with no other effect: node 0 runs no function,
@@ -67,6 +67,8 @@ int main(int argc, char **argv)
         tsr_stats_get(&st);                                 /* which node 0 waits at */
         forge('r', MSG_BARRIER_ARRIVE, st.barriers, 1, 0, arrival, 4 * (size_t)tsr_nodes() + 24);
                                                             /* tsr_barrier parking for a fork */
+        forge('r', MSG_PAGE_OFFER, p0, 1, 0, NULL, 0);      /* an offer from another node */
+        forge('r', MSG_LRC_DIFF_OFFER, p0, 1, 0, NULL, 0);  /* the same, of diffs */
         forge('r', MSG_PAGE_PUSH, p0, 1, 0, page, sizeof page); /* a page the sender does not home */
         forge('r', MSG_PAGE_PUSH, p0, 1, 0, page, 8);       /* not a page long */
         uint32_t diff[3] = {1, 1, 0};
