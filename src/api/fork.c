@@ -5,14 +5,16 @@
  *
  * Two ways to run the code between parallel sections:
  *
- *  - Node 0 alone (the master): the other nodes wait in tsr_serve. A fork
- *    sends each of them MSG_FORK naming the function by its place in the
- *    program's loaded images (image.h), then every node passes a barrier
- *    (the fork's consistency: node 0's writes before the fork are seen by
- *    the function everywhere) and runs it; tsr_join is a barrier, after
- *    which the servers wait for the next fork. TreadMarks' fork message
- *    carries the write notices itself and its join is one message per
- *    slave; here both are a barrier, which serves every protocol alike.
+ *  - Node 0 alone (the master): the other nodes wait in tsr_serve, parked
+ *    at a barrier (sync/barrier.c). A fork is node 0's arrival at that
+ *    barrier with a note naming the function by its place in the program's
+ *    loaded images (image.h) and its argument: its end sends each other
+ *    node one MSG_FORK with the note and the departure, so node 0's writes
+ *    before the fork are seen by the function everywhere. A join is a
+ *    barrier at which the other nodes park again: one message from each,
+ *    whose departure reaches them with the next fork. 2(N-1) messages per
+ *    fork and join, as TreadMarks sends. tsr_finalize on node 0 ends the
+ *    serving with a note of its own.
  *
  *  - Every node (a replicated section, tsr_replicate_begin): all nodes run
  *    the sequential code and all call tsr_fork, which ends the section,
@@ -20,9 +22,6 @@
  *    Writes made inside the section stay on the node that made them
  *    (coh_replicate_begin/end and the protocols' hooks).
  */
-#include <stdatomic.h>
-#include <stdlib.h>
-
 #include "api/fork.h"
 #include "api/image.h"
 #include "coherence/coherence.h"
@@ -36,88 +35,30 @@
 
 #define MASTER 0
 
-/* The fork a serving node was sent, filled by the comm thread. */
-static struct {
-    waiter w;
-    _Atomic int full; /* a fork or the end is waiting to be taken */
-    int end;
-    void (*fn)(void *);
-    void *arg;
-} mailbox;
-
-/* Node 0: which nodes serve, whom the end has been sent. The comm thread
- * (a late MSG_FORK_READY) and tsr_finalize may both send it: the exchange
- * on `ended` lets exactly one of them. */
-static _Atomic uint8_t *serving, *ended;
-static _Atomic int finishing;
+/* A note (sync.h): {image, offset, arg} of a fork, or the end. */
+#define NOTE_END UINT64_MAX
 
 static enum { SEQUENTIAL, FORKED, FORKED_REPLICATED } phase;
+static int served; /* tsr_serve returned: tsr_finalize's barrier is passed */
 
-static void post(void (*fn)(void *), void *arg, int end)
+/* MSG_FORK's rule for the note: a function of the program, or the end. */
+static int note_ok(const uint64_t note[3])
 {
-    mailbox.fn = fn;
-    mailbox.arg = arg;
-    mailbox.end = end;
-    atomic_store(&mailbox.full, 1);
-    waiter_done(&mailbox.w);
+    if (note[0] == NOTE_END)
+        return !note[1] && !note[2];
+    return note[0] <= UINT32_MAX && image_code_address((uint32_t)note[0], note[1]) != NULL;
 }
 
-static void on_fork(int src, const tsr_msg_hdr *h, void *payload)
-{
-    void (*fn)(void *) = image_code_address((uint32_t)h->arg[0], h->arg[1]);
-    if (src != MASTER || !fn || atomic_load(&mailbox.full)) {
-        am_reject(src, h, "a fork not from node 0, of no function of the program, or before "
-                          "the previous one was taken");
-        return;
-    }
-    post(fn, (void *)(uintptr_t)h->arg[2], 0);
-}
+void fork_init(void) { barrier_on_note(note_ok); }
 
-static void on_fork_end(int src, const tsr_msg_hdr *h, void *payload)
+void fork_finalize(void)
 {
-    if (src != MASTER || atomic_load(&mailbox.full)) {
-        am_reject(src, h, "an end of forks not from node 0, or with a fork still untaken");
-        return;
-    }
-    post(NULL, NULL, 1);
-}
-
-static void send_end(int node)
-{
-    if (!atomic_exchange(&ended[node], 1))
-        am_send(node, MSG_FORK_END, 0, 0, 0, NULL, 0);
-}
-
-static void on_fork_ready(int src, const tsr_msg_hdr *h, void *payload)
-{
-    if (cfg.node != MASTER || src == MASTER || atomic_exchange(&serving[src], 1)) {
-        am_reject(src, h, "a server announced to a node other than 0, or twice");
-        return;
-    }
-    if (atomic_load(&finishing))
-        send_end(src);
-}
-
-void fork_init(void)
-{
-    serving = calloc((size_t)cfg.nodes, sizeof *serving);
-    ended = calloc((size_t)cfg.nodes, sizeof *ended);
-    if (!serving || !ended)
-        log_die("out of memory (fork/join)");
-    waiter_init(&mailbox.w, 1);
-    am_register(MSG_FORK, on_fork);
-    am_register(MSG_FORK_READY, on_fork_ready);
-    am_register(MSG_FORK_END, on_fork_end);
-}
-
-void fork_finish(void)
-{
-    if (cfg.node != MASTER)
-        return;
-    atomic_store(&finishing, 1);
-    for (int node = 1; node < cfg.nodes; node++)
-        if (atomic_load(&serving[node]))
-            send_end(node);
+    coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
+    static const uint64_t end[3] = {NOTE_END, 0, 0};
+    if (cfg.node == MASTER)
+        barrier_noted(&sig, end);
+    else if (!served)
+        barrier_collective(&sig);
 }
 
 static void barrier(coll_kind kind, uint64_t arg)
@@ -178,10 +119,10 @@ void tsr_fork(void (*fn)(void *), void *arg)
     uint64_t offset;
     if (image_locate_code(fn, &image, &offset))
         log_die("tsr_fork(%p): not a function of the program's loaded images", (void *)fn);
-    for (int node = 1; node < cfg.nodes; node++)
-        am_send(node, MSG_FORK, image, offset, (uintptr_t)arg, NULL, 0);
+    uint64_t note[3] = {image, offset, (uintptr_t)arg};
+    coll_sig sig = coll_sig_of(COLL_FORK, 0, NULL);
     phase = FORKED;
-    barrier(COLL_FORK, 0);
+    barrier_noted(&sig, note);
     fn(arg);
 }
 
@@ -204,19 +145,18 @@ void tsr_serve(void)
         log_die("tsr_serve: called on node 0, which runs the program and forks");
     if (coh_replicating() || phase != SEQUENTIAL)
         log_die("tsr_serve: called inside a replicated section or a fork");
-    am_send(MASTER, MSG_FORK_READY, 0, 0, 0, NULL, 0);
+    coll_sig sig = coll_sig_of(COLL_SERVE, 0, NULL);
     for (;;) {
-        waiter_wait(&mailbox.w);
-        waiter_init(&mailbox.w, 1);
-        void (*fn)(void *) = mailbox.fn;
-        void *arg = mailbox.arg;
-        int end = mailbox.end;
-        atomic_store(&mailbox.full, 0);
-        if (end)
+        uint64_t note[3];
+        barrier_park(&sig, note);
+        if (note[0] == NOTE_END) {
+            served = 1;
             return;
+        }
+        void (*fn)(void *) = image_code_address((uint32_t)note[0], note[1]);
         phase = FORKED;
-        barrier(COLL_FORK, 0);
-        fn(arg);
-        tsr_join();
+        fn((void *)(uintptr_t)note[2]);
+        phase = SEQUENTIAL;
+        sig = coll_sig_of(COLL_JOIN, 0, NULL);
     }
 }

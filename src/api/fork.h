@@ -3,10 +3,10 @@
 #ifndef TSR_FORK_H
 #define TSR_FORK_H
 
-/* Registers the fork messages; at tsr_init. */
+/* Sets the rule of the forks' notes; at tsr_init. */
 void fork_init(void);
-/* At tsr_finalize, before its barrier: node 0 releases the nodes in
- * tsr_serve (and any that enter it later). */
-void fork_finish(void);
+/* tsr_finalize's barrier: node 0's ends tsr_serve on the other nodes
+ * (those that enter it later too), which then have passed it. */
+void fork_finalize(void);
 
 #endif

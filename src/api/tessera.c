@@ -112,9 +112,7 @@ void tsr_finalize(void)
                 "with tsr_unlock first: a node waiting for one would wait forever", (int)held,
                 lock_held_count());
     ga_fence_all();
-    fork_finish();
-    coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
-    barrier_collective(&sig);
+    fork_finalize();
     int stats_lost = stats_report();
     globals_unshare();
     transport_shutdown();

@@ -61,7 +61,7 @@ static void adopt(uint32_t page, int owner, uint8_t proto)
     page_meta *pm = &region.meta[page];
     pm->home = (uint16_t)owner;
     pm->state = 0;
-    pm->proto = proto; /* last: the page counts as allocated from here on */
+    coh_set_proto(page, proto); /* last: the page counts as allocated from here on */
 }
 
 /* Adopts the pages of [first, first+n) not adopted yet (by an earlier

@@ -10,6 +10,7 @@
 #include "memory/alloc.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -26,6 +27,10 @@ const tsr_protocol *const coh_protocols[COH_NPROTO] = {NULL, &hlrc_protocol, &mu
 static _Atomic uint32_t epoch;
 STATS_COUNTER(replicated_writes, "pages written in replicated sections, kept local");
 static waiter counted[2];
+/* Pages each protocol keeps, by index (coh_set_proto): a replicated
+ * section asks whether a protocol without section hooks has any, and the
+ * answer must cost what the job allocated, not what it reserved. */
+static _Atomic uint32_t kept[COH_NPROTO];
 
 void coh_init(void)
 {
@@ -44,9 +49,8 @@ void coh_map(uint32_t first, uint32_t n, const tsr_attr *attr)
     if (attr->proto < 0 || proto >= COH_NPROTO)
         log_die("tsr_alloc_attr: unknown protocol %d", (int)attr->proto);
     for (uint32_t i = 0; i < n; i++) {
-        page_meta *m = &region.meta[first + i];
-        m->home = (uint16_t)alloc_home(attr, i, n);
-        m->proto = proto;
+        region.meta[first + i].home = (uint16_t)alloc_home(attr, i, n);
+        coh_set_proto(first + i, proto);
     }
     coh_protocols[proto]->map(first, n, attr);
 }
@@ -66,7 +70,7 @@ void coh_free_local(uint32_t first, uint32_t n)
     detect_set_access(first, n, ACCESS_NONE);
     region_discard(first, n);
     for (uint32_t q = first; q < first + n; q++) {
-        region.meta[q].proto = 0;
+        coh_set_proto(q, 0);
         region.meta[q].home = 0;
         region.meta[q].state = 0;
     }
@@ -84,6 +88,18 @@ void coh_prepare_local(tsr_proto_t proto)
     const tsr_protocol *p = coh_protocols[proto + 1];
     if (p->prepare_local)
         p->prepare_local();
+}
+
+void coh_set_proto(uint32_t page, uint8_t proto)
+{
+    page_meta *m = &region.meta[page];
+    if (m->proto == proto)
+        return;
+    if (m->proto)
+        atomic_fetch_sub(&kept[m->proto], 1);
+    if (proto)
+        atomic_fetch_add(&kept[proto], 1);
+    m->proto = proto;
 }
 
 const tsr_protocol *coh_protocol_of(uint32_t page) { return coh_protocols[region.meta[page].proto]; }
@@ -139,6 +155,29 @@ uint32_t coh_mc_asked(uint32_t mine, uint64_t arg0)
     return s && coh_mc_current(mine, s) ? s : 0;
 }
 
+/* Offers in flight from the fault path to the comm thread (protocol.h).
+ * With none free, nothing is offered: the others ask. */
+#define OFFER_SLOTS 64
+static am_msg offers[OFFER_SLOTS];
+static _Atomic uint8_t offer_busy[OFFER_SLOTS];
+
+void coh_offer(int type, uint32_t page, uint32_t section)
+{
+    for (int k = 0; k < OFFER_SLOTS; k++)
+        if (!atomic_exchange(&offer_busy[k], 1)) {
+            am_post(cfg.node, &offers[k], type, page, section, (uint64_t)k, NULL, 0);
+            return;
+        }
+}
+
+int coh_offer_taken(int src, const tsr_msg_hdr *h)
+{
+    if (src != cfg.node || h->arg[2] >= OFFER_SLOTS)
+        return -1;
+    atomic_store(&offer_busy[h->arg[2]], 0); /* its message is read: the slot is free */
+    return 0;
+}
+
 void coh_counted_arrival(uint32_t e) { waiter_done(&counted[e & 1]); }
 
 int coh_barrier_done(const void *departure, size_t len, uint32_t expected)
@@ -155,17 +194,6 @@ int coh_barrier_done(const void *departure, size_t len, uint32_t expected)
     return 0;
 }
 
-/* Whether some page is kept by protocol index k: a section must not start
- * with pages whose writes nothing would keep local. A variant's pages are
- * its base's to keep. */
-static int protocol_in_use(uint8_t k)
-{
-    for (uint32_t p = 0; p < region.npages; p++)
-        if (region.meta[p].proto == k)
-            return 1;
-    return 0;
-}
-
 static int replicating;
 
 void coh_replicated_write(void) { COUNTER_ADD(replicated_writes, 1); }
@@ -178,7 +206,7 @@ void coh_replicate_begin(void)
     for (uint8_t i = 1; i < COH_NPROTO; i++) {
         if (coh_protocols[i]->replicate_begin)
             coh_protocols[i]->replicate_begin();
-        else if (!coh_protocols[i]->variant_of && protocol_in_use(i))
+        else if (!coh_protocols[i]->variant_of && atomic_load(&kept[i]))
             log_die("tsr_replicate_begin: protocol %s keeps allocated pages and has no "
                     "replicated sections (docs/OMPNOW.md says which protocols do)",
                     coh_protocols[i]->name);

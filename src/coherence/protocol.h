@@ -142,6 +142,11 @@ extern const tsr_protocol *const coh_protocols[COH_NPROTO];
 
 /* The protocol that keeps page `page` (NULL: not allocated). */
 const tsr_protocol *coh_protocol_of(uint32_t page);
+/* Gives page `page` to protocol index `proto` (0: to none), counting the
+ * pages each protocol keeps: every change of page_meta.proto goes through
+ * here. The application thread changes its own allocations' pages, the
+ * comm thread adopted ones (adopt.c). Async-signal-safe. */
+void coh_set_proto(uint32_t page, uint8_t proto);
 /* 1 if `proto` (a page_meta.proto from the wire) names a protocol. */
 int coh_protocol_known(unsigned proto);
 /* The current barrier epoch (the number of barriers this node has left). */
@@ -161,6 +166,14 @@ int coh_mc_current(uint32_t mine, uint64_t s);
  * it multicasts for that section even before it has begun the section
  * itself (the requester left the barrier first). Else 0. */
 uint32_t coh_mc_asked(uint32_t mine, uint64_t arg0);
+/* Multicast offers (docs/OMPNOW.md): a fault on a page this node will
+ * multicast hands it to the comm thread as message `type` (page,
+ * section, slot) from preallocated messages, or not at all if none is
+ * free. Async-signal-safe. The handler first frees the slot:
+ * coh_offer_taken returns -1 if the message is no offer of this node. */
+struct tsr_msg_hdr;
+void coh_offer(int type, uint32_t page, uint32_t section);
+int coh_offer_taken(int src, const struct tsr_msg_hdr *h);
 /* A message counted in sent[] at the barrier ending `epoch` has been
  * handled here. May be called from the comm thread. */
 void coh_counted_arrival(uint32_t epoch);

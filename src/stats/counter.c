@@ -12,7 +12,7 @@
 #include "util/log.h"
 
 /* Enough for every protocol built in; stats_register says when it is not. */
-#define MAX_COUNTERS 64
+#define MAX_COUNTERS 96
 
 static stats_counter *counters[MAX_COUNTERS];
 static int ncounters;

@@ -6,8 +6,25 @@
  * node knows which epoch it waits to leave: a second arrival, one for
  * another epoch, a departure not from the root or not awaited is rejected
  * (am_reject) and changes nothing.
+ *
+ * Fork/join (api/fork.c) passes the same barriers in fewer messages, as
+ * TreadMarks' Tmk_fork and Tmk_join do (OpenMP/NOW paper, Section 2.2.1).
+ * A node other than the root may *park* (barrier_park): its arrival says
+ * that it waits, past this barrier, for the root's next *note* (a fork, or
+ * the end of forks: barrier_noted). So a join is one message from each
+ * other node, its parked arrival; the root leaves that barrier as usual
+ * and keeps its departure for the parked nodes. They count as arrived at
+ * the next barrier too, having done nothing in between (their application
+ * thread waits; nothing of theirs is to release), and only the root's
+ * arrival with a note may end it: each parked node then gets one MSG_FORK
+ * with the note and the departures of both barriers, and applies them as
+ * if it had passed each. A fork is thus one message to each other node,
+ * carrying what the protocols put in a departure (write notices, vector
+ * timestamps and intervals). tsr_serve's first arrival parks at the
+ * barrier of the first fork, which its note ends at once.
  */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +51,21 @@ static int arrived;
 static uint64_t mgr_epoch;
 /* The epoch's first arrival: every other one must make the same call. */
 static coll_sig first_sig;
-static int first_node;
+static int first_node = -1;
+/* Fork/join. parked_at[j]: the epoch node j parked at, + 1 (0: not
+ * parked); held: the departure of the epoch before, kept for nodes parked
+ * at it, with held_expect[j]; note: the root's for this epoch. The root's
+ * application thread stages its note before its own arrival. */
+static uint64_t *parked_at;
+static int nparked;
+static pbuf held;
+static uint32_t *held_expect;
+static struct {
+    int set;
+    uint64_t v[3];
+} note;
+static uint64_t staged[3];
+static _Atomic int staged_set;
 
 /* Node side. `awaited` is the epoch whose departure this node waits for
  * (NO_EPOCH: none), taken back by the departure. */
@@ -46,16 +77,25 @@ static struct {
     size_t len;
     uint32_t expected; /* counted messages to receive before leaving */
     _Atomic uint64_t awaited;
+    _Atomic int parked; /* awaits a MSG_FORK rather than MSG_BARRIER_DONE */
+    uint32_t count;     /* MSG_FORK: the departures in `departure`, after the note */
 } done = {.awaited = NO_EPOCH};
+static int (*note_ok)(const uint64_t note[3]);
 
 /* Every arrival of an epoch must make its first arrival's call; a node that
- * does not has misused the API, and the job stops naming both calls. */
-static void check_signature(int src, const char *wire)
+ * does not has misused the API, and the job stops naming both calls.
+ * tsr_serve's arrival matches whatever node 0 does next (a fork, or
+ * tsr_finalize), which the note says. */
+static void check_signature(int src, const coll_sig *sig)
 {
-    coll_sig sig;
-    memcpy(&sig, wire, sizeof sig);
-    if (arrived && memcmp(&sig, &first_sig, sizeof sig))
-        coll_mismatch(mgr_epoch, first_node, &first_sig, src, &sig);
+    if (sig->kind == COLL_SERVE)
+        return;
+    if (first_node < 0) {
+        first_sig = *sig;
+        first_node = src;
+    } else if (memcmp(sig, &first_sig, sizeof *sig)) {
+        coll_mismatch(mgr_epoch, first_node, &first_sig, src, sig);
+    }
 }
 
 static const char *arrival_refused(int src, const tsr_msg_hdr *h, const void *payload,
@@ -66,16 +106,98 @@ static const char *arrival_refused(int src, const tsr_msg_hdr *h, const void *pa
     if (h->arg[0] != mgr_epoch)
         return "an arrival at another barrier than the current one";
     if (arrived_from[src])
-        return "a second arrival at one barrier";
+        return "a second arrival at one barrier, or one from a node parked for a fork";
     if (h->len < fixed)
         return "an arrival shorter than its counters and call";
+    coll_sig sig;
+    memcpy(&sig, (const char *)payload + fixed - sizeof sig, sizeof sig);
+    uint64_t park = h->arg[1];
+    if (park > 1 || (park && src == BARRIER_MANAGER) || (sig.kind == COLL_SERVE && !park) ||
+        (park && sig.kind != COLL_SERVE && sig.kind != COLL_JOIN))
+        return "a park flag other than 0 or 1, from the root, or not on tsr_serve's or "
+               "tsr_join's arrival";
     if (coh_payload_check(PL_ARRIVAL, -1, (const char *)payload + fixed, h->len - fixed))
         return "a malformed arrival";
     return NULL;
 }
 
+/* A barrier ends with nodes parked and no note: only a join may, where
+ * they have just parked; node 0 made any other call alone. */
+static void check_hold(void)
+{
+    int fresh = 1;
+    for (int j = 0; j < cfg.nodes; j++)
+        fresh &= !parked_at[j] || parked_at[j] == mgr_epoch + 1;
+    if (fresh && first_node >= 0 && first_sig.kind == COLL_JOIN)
+        return;
+    char d[96], cause[256];
+    snprintf(cause, sizeof cause, "collective call #%llu: node 0 called %s while the other "
+             "nodes wait in tsr_serve, where only its tsr_fork and tsr_finalize meet them",
+             (unsigned long long)mgr_epoch, coll_describe(&first_sig, d, sizeof d));
+    am_abort(cause);
+}
+
+static void put_departure(pbuf *m, uint32_t expected, const pbuf *d)
+{
+    uint32_t hd[2] = {expected, (uint32_t)d->len};
+    pbuf_put(m, hd, sizeof hd);
+    static const char zero[4];
+    pbuf_put(m, d->p, d->len);
+    pbuf_put(m, zero, (4 - d->len % 4) % 4);
+}
+
+/* MSG_FORK to parked node i: the note, the departure kept for it if it
+ * parked at the epoch before, and this epoch's. */
+static void wake(int i, const pbuf *out)
+{
+    uint64_t first = parked_at[i] - 1;
+    pbuf m = {0};
+    pbuf_put(&m, note.v, sizeof note.v);
+    if (first < mgr_epoch)
+        put_departure(&m, held_expect[i], &held);
+    put_departure(&m, expect[i], out);
+    am_send(i, MSG_FORK, first, mgr_epoch - first + 1, 0, m.p, m.len);
+    pbuf_free(&m);
+    parked_at[i] = 0;
+    nparked--;
+}
+
+/* Every node has arrived (a parked one from its arrival on). */
+static void depart(void)
+{
+    if (nparked && !note.set)
+        check_hold();
+    pbuf out = {0};
+    coh_barrier_departure(&out);
+    /* This node last: its application thread, once released, must find
+     * every other node's release counted in messages_sent (tsr_finalize
+     * takes the statistics right after its barrier). */
+    for (int k = 1; k <= cfg.nodes; k++) {
+        int i = (cfg.node + k) % cfg.nodes;
+        if (!parked_at[i])
+            am_send(i, MSG_BARRIER_DONE, mgr_epoch, expect[i], 0, out.p, out.len);
+        else if (note.set)
+            wake(i, &out);
+        else
+            held_expect[i] = expect[i];
+    }
+    if (nparked) {
+        held.len = 0;
+        pbuf_put(&held, out.p, out.len);
+    }
+    pbuf_free(&out);
+    memset(expect, 0, (size_t)cfg.nodes * sizeof *expect);
+    note.set = 0;
+    first_node = -1;
+    mgr_epoch++;
+    /* The parked nodes are at the next barrier already. */
+    for (int j = 0; j < cfg.nodes; j++)
+        arrived_from[j] = parked_at[j] != 0;
+    arrived = nparked;
+}
+
 /* An arrival: the counters of messages sent, the call, then the
- * protocols' frames. */
+ * protocols' frames; a parked one waits for node 0's note. */
 static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
 {
     size_t fixed = (size_t)cfg.nodes * sizeof(uint32_t) + sizeof(coll_sig);
@@ -85,12 +207,18 @@ static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
         return;
     }
     const char *sent = payload;
-    check_signature(src, sent + fixed - sizeof(coll_sig));
+    coll_sig sig;
+    memcpy(&sig, sent + fixed - sizeof sig, sizeof sig);
+    check_signature(src, &sig);
     if (coh_barrier_merge(src, sent + fixed, h->len - fixed))
         log_die_status(1, "barrier: the protocols refused an arrival checked on arrival");
-    if (!arrived) {
-        memcpy(&first_sig, sent + fixed - sizeof(coll_sig), sizeof first_sig);
-        first_node = src;
+    if (src == BARRIER_MANAGER && atomic_exchange(&staged_set, 0)) {
+        note.set = 1;
+        memcpy(note.v, staged, sizeof note.v);
+    }
+    if (h->arg[1]) {
+        parked_at[src] = mgr_epoch + 1;
+        nparked++;
     }
     arrived_from[src] = 1;
     for (int j = 0; j < cfg.nodes; j++) {
@@ -98,22 +226,8 @@ static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
         memcpy(&c, sent + (size_t)j * sizeof c, sizeof c);
         expect[j] += c;
     }
-    if (++arrived < cfg.nodes)
-        return;
-    pbuf out = {0};
-    coh_barrier_departure(&out);
-    /* This node last: its application thread, once released, must find
-     * every other node's release counted in messages_sent (tsr_finalize
-     * takes the statistics right after its barrier). */
-    for (int k = 1; k <= cfg.nodes; k++) {
-        int i = (cfg.node + k) % cfg.nodes;
-        am_send(i, MSG_BARRIER_DONE, mgr_epoch, expect[i], 0, out.p, out.len);
-    }
-    pbuf_free(&out);
-    memset(expect, 0, (size_t)cfg.nodes * sizeof *expect);
-    memset(arrived_from, 0, (size_t)cfg.nodes);
-    arrived = 0;
-    mgr_epoch++;
+    if (++arrived == cfg.nodes)
+        depart();
 }
 
 static const char *departure_refused(int src, const tsr_msg_hdr *h, const void *payload)
@@ -123,9 +237,19 @@ static const char *departure_refused(int src, const tsr_msg_hdr *h, const void *
     if (coh_payload_check(PL_DEPARTURE, -1, payload, h->len))
         return "a malformed departure";
     uint64_t want = h->arg[0];
-    if (!atomic_compare_exchange_strong(&done.awaited, &want, NO_EPOCH))
+    if (atomic_load(&done.parked) || !atomic_compare_exchange_strong(&done.awaited, &want, NO_EPOCH))
         return "a departure from a barrier this node does not wait at";
     return NULL;
+}
+
+static void keep(const tsr_msg_hdr *h, const void *payload, uint32_t count)
+{
+    if (!(done.departure = malloc(h->len + 1)))
+        log_die_status(1, "out of memory (barrier)");
+    memcpy(done.departure, payload, h->len);
+    done.len = h->len;
+    done.count = count;
+    waiter_done(&done.w);
 }
 
 static void on_done(int src, const tsr_msg_hdr *h, void *payload)
@@ -135,23 +259,83 @@ static void on_done(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "%s", why);
         return;
     }
-    if (!(done.departure = malloc(h->len + 1)))
-        log_die_status(1, "out of memory (barrier)");
-    memcpy(done.departure, payload, h->len);
-    done.len = h->len;
     done.expected = (uint32_t)h->arg[1];
-    waiter_done(&done.w);
+    keep(h, payload, 1);
+}
+
+/* A MSG_FORK payload: the note (3 u64), then `count` departures, each
+ * (u32 expected, u32 length, frames padded to 4). Fills d[]; 0, or -1 if
+ * malformed. */
+typedef struct departure {
+    uint32_t expected;
+    const char *p;
+    size_t len;
+} departure;
+
+static int departures_of(const char *p, size_t len, uint32_t count, departure *d)
+{
+    size_t at = 3 * sizeof(uint64_t);
+    for (uint32_t k = 0; k < count; k++) {
+        uint32_t hd[2];
+        if (len < at + sizeof hd)
+            return -1;
+        memcpy(hd, p + at, sizeof hd);
+        at += sizeof hd;
+        size_t padded = ((size_t)hd[1] + 3) & ~(size_t)3;
+        if (padded > len - at)
+            return -1;
+        d[k] = (departure){hd[0], p + at, hd[1]};
+        at += padded;
+    }
+    return at == len ? 0 : -1;
+}
+
+static const char *wake_refused(int src, const tsr_msg_hdr *h, const void *payload)
+{
+    departure d[2];
+    if (src != BARRIER_MANAGER)
+        return "a fork not from node 0, the barrier's root";
+    if (h->arg[1] < 1 || h->arg[1] > 2 ||
+        departures_of(payload, h->len, (uint32_t)h->arg[1], d))
+        return "not one or two departures after a note";
+    for (uint64_t k = 0; k < h->arg[1]; k++)
+        if (coh_payload_check(PL_DEPARTURE, -1, d[k].p, d[k].len))
+            return "a malformed departure";
+    uint64_t v[3];
+    memcpy(v, payload, sizeof v);
+    if (!note_ok(v))
+        return "a fork of no function of the program";
+    uint64_t want = h->arg[0];
+    if (!atomic_load(&done.parked) ||
+        !atomic_compare_exchange_strong(&done.awaited, &want, NO_EPOCH))
+        return "a fork to a node not parked at that barrier";
+    return NULL;
+}
+
+static void on_fork(int src, const tsr_msg_hdr *h, void *payload)
+{
+    const char *why = wake_refused(src, h, payload);
+    if (why) {
+        am_reject(src, h, "%s", why);
+        return;
+    }
+    keep(h, payload, (uint32_t)h->arg[1]);
 }
 
 void barrier_init(void)
 {
     expect = calloc((size_t)cfg.nodes, sizeof *expect);
     arrived_from = calloc((size_t)cfg.nodes, 1);
-    if (!expect || !arrived_from)
+    parked_at = calloc((size_t)cfg.nodes, sizeof *parked_at);
+    held_expect = calloc((size_t)cfg.nodes, sizeof *held_expect);
+    if (!expect || !arrived_from || !parked_at || !held_expect)
         log_die("out of memory (barrier)");
     am_register(MSG_BARRIER_ARRIVE, on_arrive);
     am_register(MSG_BARRIER_DONE, on_done);
+    am_register(MSG_FORK, on_fork);
 }
+
+void barrier_on_note(int (*ok)(const uint64_t note[3])) { note_ok = ok; }
 
 void tsr_barrier(void)
 {
@@ -160,12 +344,12 @@ void tsr_barrier(void)
     barrier_collective(&sig);
 }
 
-void barrier_collective(const coll_sig *sig)
+/* Releases this node's writes and sends its arrival (parked or not). */
+static void arrive(const coll_sig *sig, int park)
 {
     if (!lock_held_count())
         coh_sync_point(1);
     sync_releasing();
-    double t0 = now_s();
     am_wait_room();
     stall_enter(epoch, sig);
     size_t counts = (size_t)cfg.nodes * sizeof(uint32_t);
@@ -180,17 +364,50 @@ void barrier_collective(const coll_sig *sig)
     pbuf_put(&msg, sig, sizeof *sig);
     coh_barrier_arrival(&msg);
     waiter_init(&done.w, 1);
+    atomic_store(&done.parked, park);
     atomic_store(&done.awaited, epoch); /* before the departure can come */
-    am_send(BARRIER_MANAGER, MSG_BARRIER_ARRIVE, epoch, 0, 0, msg.p, msg.len);
+    am_send(BARRIER_MANAGER, MSG_BARRIER_ARRIVE, epoch, (uint64_t)park, 0, msg.p, msg.len);
     pbuf_free(&msg);
     free(sent);
+}
+
+static void leave(const void *departure, size_t len, uint32_t expected)
+{
+    epoch++;
+    if (coh_barrier_done(departure, len, expected))
+        log_die_status(1, "barrier: the protocols refused a departure checked on arrival");
+    STAT_ADD(barriers, 1);
+}
+
+void barrier_noted(const coll_sig *sig, const uint64_t *note_v)
+{
+    double t0 = now_s();
+    if (note_v) {
+        memcpy(staged, note_v, sizeof staged);
+        atomic_store(&staged_set, 1);
+    }
+    arrive(sig, 0);
     stall_wait(&done.w, -1);
     stall_leave();
-    epoch++;
-    if (coh_barrier_done(done.departure, done.len, done.expected))
-        log_die_status(1, "barrier: the protocols refused a departure checked on arrival");
+    leave(done.departure, done.len, done.expected);
     free(done.departure);
     sync_acquired();
-    STAT_ADD(barriers, 1);
     STAT_TIME(barrier_wait_s, now_s() - t0);
+}
+
+void barrier_collective(const coll_sig *sig) { barrier_noted(sig, NULL); }
+
+void barrier_park(const coll_sig *sig, uint64_t note_v[3])
+{
+    arrive(sig, 1);
+    /* Unwatched: node 0's sequential part may take any time. */
+    waiter_wait(&done.w);
+    stall_leave();
+    departure d[2];
+    departures_of(done.departure, done.len, done.count, d);
+    for (uint32_t k = 0; k < done.count; k++)
+        leave(d[k].p, d[k].len, d[k].expected);
+    memcpy(note_v, done.departure, 3 * sizeof *note_v);
+    free(done.departure);
+    sync_acquired();
 }

@@ -89,6 +89,7 @@ const char *coll_describe(const coll_sig *s, char *buf, size_t len)
         snprintf(buf, len, "tsr_fork() %s", arg ? "in a replicated section" : "from node 0");
         break;
     case COLL_JOIN: snprintf(buf, len, "tsr_join()"); break;
+    case COLL_SERVE: snprintf(buf, len, "tsr_serve()"); break;
     case COLL_REPLICATE: snprintf(buf, len, "tsr_replicate_%s()", arg ? "begin" : "end"); break;
     case COLL_ALLOC:
         snprintf(buf, len, default_attr(s) ? "tsr_alloc(%llu)" : "tsr_alloc_attr(%llu)", arg);

@@ -21,6 +21,16 @@ void barrier_init(void);
 /* The barrier that ends (tsr_alloc) or begins (tsr_free) a collective call,
  * or is one (tsr_barrier): carries the call's signature to the manager. */
 void barrier_collective(const coll_sig *sig);
+/* Fork/join (barrier.c says how): node 0 passes a barrier with a note of
+ * three numbers for the nodes parked in tsr_serve (NULL: none)... */
+void barrier_noted(const coll_sig *sig, const uint64_t *note);
+/* ...and another node parks: it arrives, then waits past the barrier's
+ * end for node 0's next note, applying every departure meanwhile, and
+ * returns the note. */
+void barrier_park(const coll_sig *sig, uint64_t note[3]);
+/* Whether a note from the wire is one node 0 can have sent (MSG_FORK's
+ * rule, at the comm thread); set at start. */
+void barrier_on_note(int (*ok)(const uint64_t note[3]));
 /* tsr_lock and tsr_unlock for any lock slot (coherence/payload.h), the
  * pause flags' included. */
 void lock_acquire(int id);

@@ -1,4 +1,4 @@
-/* Forged fork, flag, push (of pages and of diffs) and multicast-tree messages from an
+/* Forged fork, flag, offer, push (of pages and of diffs) and multicast-tree messages from an
  * authenticated peer: node 1 sends them to node 0, which must reject each
  * (messages_rejected) or drop it as a reply to nothing (replies_dropped),
  * exactly as many as sent, with no other effect: node 0 runs no function,
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "memory/region.h"
+#include "sync/collective.h"
 #include "tessera.h"
 #include "transport/transport.h"
 
@@ -58,8 +59,16 @@ int main(int argc, char **argv)
         uint32_t p0 = page_of(home0);
         uintptr_t fn = (uintptr_t)victim;
         char page[8 + 4096] = {0};
-        forge('r', MSG_FORK, 0, fn, 0, NULL, 0);            /* a fork not from node 0 */
-        forge('r', MSG_FORK_END, 0, 0, 0, NULL, 0);         /* an end not from node 0 */
+        uint64_t note[3 + 1] = {0, fn, 0, 0};               /* a note and an empty departure */
+        forge('r', MSG_FORK, 0, 1, 0, note, sizeof note);   /* a fork not from node 0 */
+        char arrival[4 * 8 + 24] = {0};                     /* counters, a tsr_barrier call */
+        memcpy(arrival + 4 * (size_t)tsr_nodes(), (uint64_t[]){COLL_BARRIER}, 8);
+        tsr_stats st;                                       /* at node 1's current barrier, */
+        tsr_stats_get(&st);                                 /* which node 0 waits at */
+        forge('r', MSG_BARRIER_ARRIVE, st.barriers, 1, 0, arrival, 4 * (size_t)tsr_nodes() + 24);
+                                                            /* tsr_barrier parking for a fork */
+        forge('r', MSG_PAGE_OFFER, p0, 1, 0, NULL, 0);      /* an offer from another node */
+        forge('r', MSG_LRC_DIFF_OFFER, p0, 1, 0, NULL, 0);  /* the same, of diffs */
         forge('r', MSG_PAGE_PUSH, p0, 1, 0, page, sizeof page); /* a page the sender does not home */
         forge('r', MSG_PAGE_PUSH, p0, 1, 0, page, 8);       /* not a page long */
         uint32_t diff[3] = {1, 1, 0};

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
             forge('r', MSG_HEARTBEAT, 0, 0, 8);   /* bytes on an empty type */
             forge('r', MSG_LAYOUT, 0, 0, 0);      /* a second layout, of no images */
             forge('r', MSG_FLAG_CLEAR, 5000, 0, 0); /* a flag out of range */
-            forge('r', MSG_FORK_READY, 0, 0, 8);  /* bytes on an empty type */
+            forge('r', MSG_FORK, 0, 1, 8);        /* a fork not from node 0 */
             forge('d', MSG_GA_PUT_ACK, 0, 0, 0);  /* request id 0 is never issued */
             sent[0] = rejected;
             sent[1] = dropped;

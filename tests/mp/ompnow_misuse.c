@@ -22,6 +22,24 @@ int main(int argc, char **argv)
         tsr_replicate_begin();
         tsr_malloc(64);
     }
+    if (!strcmp(what, "munin-replicated")) {
+        tsr_attr a = TSR_ATTR_DEFAULT;
+        a.proto = TSR_PROTO_MUNIN;
+        tsr_alloc_attr(4096, &a);
+        tsr_replicate_begin();
+    }
+    /* node 0 alone in a collective call while the others serve forks,
+     * before any fork or after a join */
+    if (!strncmp(what, "barrier-serving", 15)) {
+        if (tsr_node() != 0)
+            tsr_serve();
+        else if (!strcmp(what, "barrier-serving-joined")) {
+            tsr_fork(nothing, NULL);
+            tsr_join();
+        }
+        if (tsr_node() == 0)
+            tsr_barrier();
+    }
     if (!strcmp(what, "end-alone"))
         tsr_replicate_end();
     if (!strcmp(what, "flag-range"))

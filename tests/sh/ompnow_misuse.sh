@@ -10,6 +10,13 @@ expect_fail "tsr_join without a fork" "tsr_join: no tsr_fork to join" $TSRUN -n 
 expect_fail "tsr_serve on node 0" "tsr_serve: called on node 0" $TSRUN -n 2 $P serve-master
 expect_fail "tsr_malloc in a replicated section" \
     "tsr_malloc(64): called in a replicated section" $TSRUN -n 2 $P malloc-replicated
+expect_fail "a section while Munin keeps pages" \
+    "tsr_replicate_begin: protocol munin keeps allocated pages" $TSRUN -n 2 $P munin-replicated
+for when in serving serving-joined; do
+    expect_fail "tsr_barrier on node 0 while the others are in tsr_serve ($when)" \
+        "node 0 called tsr_barrier() while the other nodes wait in tsr_serve" \
+        $TSRUN -n 3 $P barrier-$when
+done
 expect_fail "tsr_replicate_end outside a section" \
     "tsr_replicate_end: not in a replicated section" $TSRUN -n 2 $P end-alone
 expect_fail "a pause flag out of range" "tsr_flag_set(4096): flag id out of range" \

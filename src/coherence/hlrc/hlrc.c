@@ -187,6 +187,10 @@ static void fault(uint32_t p, int is_write)
     page_meta *m = &region.meta[p];
     switch (home_state_of(p)) {
     case HOME_READ:
+        if (hlrc_mc_offered(p) && is_write != 1) { /* a read, or unknown */
+            detect_set_access(p, 1, ACCESS_READ);
+            return;
+        }
         if (hlrc_rep_write(p))
             return;
         __atomic_store_n(&m->state, HOME_WRITE, __ATOMIC_RELEASE);
@@ -465,6 +469,8 @@ static void on_diff_ack(int src, const tsr_msg_hdr *h, void *payload)
 void hlrc_invalidate(uint32_t p, uint32_t version)
 {
     page_meta *m = &region.meta[p];
+    if (hlrc_is_home(p))
+        hlrc_mc_noticed(p);
     if (hlrc_is_home(p) || m->state == INVALID || atomic_load(&m->version) >= version)
         return;
     m->state = INVALID;

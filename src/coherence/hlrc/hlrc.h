@@ -103,19 +103,22 @@ void hlrc_mc_init(void);
 void hlrc_mc_begin(void);
 void hlrc_mc_end(void);
 /* This node's section while multicast is on, else 0: then fetches bring
- * one page (each page is requested once for all), and each request names
- * the section, so that a home still in it answers "on its way" only to a
- * node in it too. */
+ * one page (each page is multicast once for all), and each request names
+ * the section, so that the home multicasts for a node in it. */
 uint32_t hlrc_mc_section(void);
+/* A notice named home page p (copies elsewhere are stale): in the next
+ * section the home offers p at its first read. */
+void hlrc_mc_noticed(uint32_t p);
+/* At a fault on a HOME_READ page: 1 if it was watched for the home's first
+ * read in the section, now offered to every node (the page may be made
+ * readable). Async-signal-safe. */
+int hlrc_mc_offered(uint32_t p);
 /* At an INVALID page's fault: 1 if another node's request brought it here
  * (it is now valid), else the fault fetches it. */
 int hlrc_mc_take(uint32_t page);
-/* At the home, a request: 1 if answered (the page is on its way to src by
- * multicast); after a reply, the multicast of the same pages to the rest. */
-int hlrc_mc_answered(int src, const tsr_msg_hdr *h, const fetch_run *r);
+/* At the home, after a reply: the multicast of the same page to the rest,
+ * once per section. */
 void hlrc_mc_push(int requester, const tsr_msg_hdr *h, const fetch_run *r, const void *rep,
                   size_t len);
-/* At the requester, a reply without pages: 1 if it says "by multicast". */
-int hlrc_mc_await(const tsr_msg_hdr *h, fetch_wait *fw);
 
 #endif

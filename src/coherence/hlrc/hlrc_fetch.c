@@ -223,8 +223,6 @@ static void on_page_req(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "a run of pages off the region or not home-based pages homed here");
         return;
     }
-    if (hlrc_mc_answered(src, h, &r))
-        return;
     size_t at = REP_PAGES_AT(r.n), len = at + (size_t)r.n * PAGE_SIZE;
     char *rep = malloc(len);
     if (!rep)
@@ -260,8 +258,6 @@ static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     fetch_wait *fw = req_ctx(h->arg[1]);
     fetch_run r;
-    if (!run_of(h, &r) && !memcmp(&r, &fw->r, sizeof r) && hlrc_mc_await(h, fw))
-        return;
     if (!page_rep_fits(h)) {
         am_reject(src, h, "not the run of pages requested, or not its length");
         return;

@@ -216,22 +216,24 @@ void lrc_mc_end(void);
 /* This node's section while multicast is on, else 0; each diff request
  * names it (MSG_LRC_DIFF_REQ), as in hlrc_mc_section. */
 uint32_t lrc_mc_section(void);
-/* Writer (comm thread): answers "on its way" (an empty reply) a request
- * for page p's diffs of intervals lo..hi from a node in this node's
- * section, or the next (coh_mc_asked), that the section's multicast of
- * them already covers; 1 if it did. */
-int lrc_mc_answered(int src, const tsr_msg_hdr *h, uint32_t p, uint32_t lo, uint32_t hi);
 /* Writer (comm thread), having answered `requester`: sends the same reply
- * to every other node, once per page and section. */
-void lrc_mc_push(int requester, const tsr_msg_hdr *h, uint32_t lo, uint32_t hi, uint32_t count,
-                 const void *payload, size_t len);
+ * to every other node, once per page and section (a request from a node
+ * in this node's section or the next, coh_mc_asked). */
+void lrc_mc_push(int requester, const tsr_msg_hdr *h, uint32_t count, const void *payload,
+                 size_t len);
+/* A fault on an L_READ page: if this node watched it in the section, its
+ * diffs are offered to every node (lrc_mcast.c). Async-signal-safe. */
+void lrc_mc_offered(uint32_t p);
+/* lrc_diff.c: appends to out this node's diffs of page p that cover any
+ * of its intervals lo..hi (the pending one made first), as a diff reply
+ * carries them; returns how many. Comm thread. */
+uint32_t lrc_diffs_put(uint32_t p, uint32_t lo, uint32_t hi, pbuf *out);
+/* Calls fn for each page with a pending diff, and its intervals, under
+ * the diffs' lock (fn must not take it). */
+void lrc_each_pending(void (*fn)(uint32_t p, uint32_t lo, uint32_t hi));
 /* The fault: if the kept diffs of `writer` for page p hold every one of
  * its notices in f, moves them onto f->got and returns 1 (no request
  * needed). Async-signal-safe. */
 int lrc_mc_take(uint32_t p, uint32_t writer, lrc_fetch *f);
-/* Requester (comm thread): an empty reply from writer src for page p:
- * completes f once that writer's multicast, holding what f's notices
- * name, is here; 1 if in a section. */
-int lrc_mc_await(int src, uint32_t p, lrc_fetch *f);
 
 #endif

@@ -61,7 +61,7 @@
 #include "util/log.h"
 
 STATS_COUNTER(diff_requests, "LRC: diff requests sent, one per writer a fault's notices name");
-STATS_COUNTER(diffs_served, "LRC: diff requests answered with diffs (not \"on its way\")");
+STATS_COUNTER(diffs_served, "LRC: diff requests answered");
 
 static uint32_t *pend_first, *pend_last; /* per page: the intervals of the pending diff (0: none) */
 static lrc_diff **own;      /* per page: this node's diffs, newest first */
@@ -358,6 +358,7 @@ void lrc_fault(uint32_t p, int is_write)
         }
         __attribute__((fallthrough));
     case L_READ:
+        lrc_mc_offered(p);
         if (is_write == 0) {
             detect_set_access(p, 1, ACCESS_READ);
             return;
@@ -408,6 +409,34 @@ void lrc_validate_all(void)
 
 /* ---- Serving diffs ------------------------------------------------------ */
 
+uint32_t lrc_diffs_put(uint32_t p, uint32_t lo, uint32_t hi, pbuf *out)
+{
+    uint32_t count = 0;
+    lock_diffs();
+    if (pend_first[p] && pend_first[p] <= hi && pend_last[p] >= lo)
+        make_diff(p);
+    for (lrc_diff *d = own[p]; d; d = d->next) {
+        if (d->last < lo || d->first > hi)
+            continue;
+        uint32_t hdr[3] = {d->first, d->last, d->len};
+        pbuf_put(out, hdr, sizeof hdr);
+        pbuf_put(out, d->bytes, d->len);
+        memset(pbuf_room(out, -d->len & 3), 0, -d->len & 3);
+        count++;
+    }
+    unlock_diffs();
+    return count;
+}
+
+void lrc_each_pending(void (*fn)(uint32_t p, uint32_t lo, uint32_t hi))
+{
+    lock_diffs();
+    for (uint32_t i = 0; i < nowned; i++)
+        if (pend_first[owned[i]])
+            fn(owned[i], pend_first[owned[i]], pend_last[owned[i]]);
+    unlock_diffs();
+}
+
 /* A writer is asked for its diffs of page arg0 that cover any of its
  * intervals [lo, hi] (arg2 = lo << 32 | hi): made now if still pending. */
 static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
@@ -417,26 +446,11 @@ static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "diffs of a page not the lazy protocol's, or of no intervals");
         return;
     }
-    if (lrc_mc_answered(src, h, p, lo, hi))
-        return;
     pbuf out = {0};
-    uint32_t count = 0;
-    lock_diffs();
-    if (pend_first[p] && pend_first[p] <= hi && pend_last[p] >= lo)
-        make_diff(p);
-    for (lrc_diff *d = own[p]; d; d = d->next) {
-        if (d->last < lo || d->first > hi)
-            continue;
-        uint32_t hdr[3] = {d->first, d->last, d->len};
-        pbuf_put(&out, hdr, sizeof hdr);
-        pbuf_put(&out, d->bytes, d->len);
-        memset(pbuf_room(&out, -d->len & 3), 0, -d->len & 3);
-        count++;
-    }
-    unlock_diffs();
+    uint32_t count = lrc_diffs_put(p, lo, hi, &out);
     am_send(src, MSG_LRC_DIFF_REP, p, h->arg[1], count, out.p, out.len);
     COUNTER_ADD(diffs_served, 1);
-    lrc_mc_push(src, h, lo, hi, count, out.p, out.len);
+    lrc_mc_push(src, h, count, out.p, out.len);
     pbuf_free(&out);
 }
 
@@ -480,24 +494,20 @@ lrc_diff *lrc_diffs_join(lrc_diff *list, lrc_diff *rest)
     return list;
 }
 
-/* The diffs asked for; none in a replicated section: they come by
- * multicast (lrc_mcast.c). A reply about another page, with a malformed
+/* The diffs asked for. A reply about another page, with a malformed
  * diff, or lacking an interval the fault's notices name, is rejected and
  * its request stays open for the true reply, as a page reply's does. */
 static void on_diff_rep(int src, const tsr_msg_hdr *h, void *payload)
 {
     lrc_fetch *ctx = req_ctx(h->arg[1]);
     lrc_diff *list = NULL;
-    int on_its_way = !h->arg[2] && lrc_mc_section();
     if ((uint32_t)h->arg[0] != ctx->page || lrc_diffs_decode(src, h, payload, &list) ||
-        (!on_its_way && !lrc_fetch_covers(ctx, (uint32_t)src, list))) {
+        !lrc_fetch_covers(ctx, (uint32_t)src, list)) {
         lrc_diffs_free(list);
         am_reject(src, h, "not the diffs of the page and intervals asked for, or malformed");
         return;
     }
     req_close(h->arg[1]);
-    if (on_its_way && lrc_mc_await(src, ctx->page, ctx))
-        return;
     atomic_store(&ctx->got, lrc_diffs_join(list, atomic_load(&ctx->got)));
     waiter_done(&ctx->w);
 }

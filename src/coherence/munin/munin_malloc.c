@@ -86,7 +86,7 @@ static void on_forget(int src, const tsr_msg_hdr *h, void *payload)
         mu_set_access(p0, count, A_NONE);
         memset(&mu[p0], 0, (size_t)count * sizeof *mu);
         for (uint32_t p = p0; p < p0 + count; p++)
-            region.meta[p].proto = 0;
+            coh_set_proto(p, 0);
     }
     am_send(src, MSG_MU_FORGET_ACK, 0, h->arg[1], 0, NULL, 0);
 }
