@@ -73,7 +73,7 @@ void tsr_finalize(void)
     fork_finish();
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
     barrier_collective(&sig);
-    int stats_lost = stats_report();
+    int stats_lost = stats_report(!(cfg.stats && boot_send_stats()));
     globals_unshare();
     transport_shutdown();
     boot_fin();

@@ -46,6 +46,10 @@ void boot_stop_hung(int failed, const char *cause) __attribute__((noreturn));
  * (returned, with tsrun's reason in why) or none (-1: a time-out); -1 with
  * why "lost contact with tsrun" means tsrun itself is gone. */
 int boot_launcher_news(char *why, size_t len);
+/* Sends this node's counters to tsrun, which prints the job's one table
+ * (TSR_STATS). Returns 0 if there is no tsrun to send them to: the node
+ * prints its own table then. */
+int boot_send_stats(void);
 /* Tells tsrun this node finished tsr_finalize. */
 void boot_fin(void);
 

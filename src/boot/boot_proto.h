@@ -7,6 +7,7 @@
  *  tsrun -> node   BOOT_TABLE   every node's address and port
  *  node -> node    MESH_HELLO   (lower id accepts) I am node k, my secret
  *  node -> node    MESH_ACK     accepted
+ *  node -> tsrun   BOOT_STAT    one of my counters (TSR_STATS), before BOOT_FIN
  *  node -> tsrun   BOOT_FIN     I finished tsr_finalize; my exit is expected
  *  tsrun -> node   BOOT_ABORT   node k failed (why); stop now
  *  node -> tsrun   BOOT_STOP    I stop because node k failed (why): my exit
@@ -23,7 +24,10 @@
 #define BOOT_MAGIC 0x31525354u /* "TSR1" */
 #define BOOT_SECRET_LEN 32     /* hex characters */
 
-enum { BOOT_HELLO = 1, BOOT_TABLE, BOOT_FIN, BOOT_ABORT, MESH_HELLO, MESH_ACK, BOOT_STOP, BOOT_HUNG };
+enum {
+    BOOT_HELLO = 1, BOOT_TABLE, BOOT_FIN, BOOT_ABORT, MESH_HELLO, MESH_ACK, BOOT_STOP, BOOT_HUNG,
+    BOOT_STAT
+};
 
 typedef struct boot_hello {
     uint32_t magic, type;
@@ -57,5 +61,19 @@ typedef struct boot_note {
                              MESH_ACK: the acceptor */
     char reason[116];     /* BOOT_ABORT, BOOT_STOP, BOOT_HUNG: why, NUL-terminated */
 } boot_note;
+
+/* BOOT_STAT: one counter, the size of a note, so that tsrun reads both
+ * alike. tsrun checks every field (launcher/jobstats.c): the kind, and a
+ * name of [a-z0-9_] ended within its field, of a unit that agrees with the
+ * other nodes'; it keeps at most a table's rows of names. */
+enum { BOOT_STAT_COUNT = 0, BOOT_STAT_NS = 1 };
+typedef struct boot_stat {
+    uint32_t magic, type;
+    uint32_t kind;        /* BOOT_STAT_COUNT, or BOOT_STAT_NS: a wait in nanoseconds */
+    char name[52];        /* NUL-terminated */
+    uint64_t value;
+    char pad[56];
+} boot_stat;
+_Static_assert(sizeof(boot_stat) == sizeof(boot_note), "a BOOT_STAT is read as a note");
 
 #endif

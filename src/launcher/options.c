@@ -29,8 +29,10 @@ static void usage(FILE *f)
             "      --stdin WHO      who reads tsrun's input: a node id, all, none\n"
             "                       (default: node 0 with hosts, shared by all on one host)\n"
             "  -p, --prefix         prefix every output line with [node]\n"
-            "  -s, --stats          print each node's statistics at exit (TSR_STATS=1)\n"
-            "  -j, --stats-json F   append each node's statistics as JSON to F\n"
+            "  -s, --stats          print the job's statistics at exit, one table of the\n"
+            "                       counters not zero, nodes side by side (TSR_STATS=1;\n"
+            "                       TSR_STATS=all for every counter)\n"
+            "  -j, --stats-json F   append each node's statistics, every counter, as JSON to F\n"
             "  -m, --memory SIZE    shared address space per job, e.g. 16G (TSR_MEMORY)\n"
             "  -t, --timeout SECS   stop the job if it runs longer than SECS\n"
             "  -h, --help           this text\n\n"
@@ -79,6 +81,12 @@ static long env_long(const char *name, long dflt, long lo, long hi)
     return s && *s ? parse_long(name, s, lo, hi) : dflt;
 }
 
+static int stats_all(void)
+{
+    const char *s = getenv("TSR_STATS");
+    return s && !strcmp(s, "all");
+}
+
 void options_parse(int argc, char **argv, tsrun_options *opt)
 {
     static const struct option longopts[] = {
@@ -97,7 +105,7 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         switch (c) {
         case 'n': opt->n = (int)parse_long("-n", optarg, 1, 4096); break;
         case 'p': opt->prefix = 1; break;
-        case 's': set_env("TSR_STATS", "1"); break;
+        case 's': set_env("TSR_STATS", stats_all() ? "all" : "1"); break;
         case 'j': set_env("TSR_STATS_JSON", optarg); break;
         case 'm': set_env("TSR_MEMORY", optarg); break;
         case 't': opt->timeout = (double)parse_long("--timeout", optarg, 1, 1L << 30); break;

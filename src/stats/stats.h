@@ -113,10 +113,16 @@ void stats_counters_reset(void);
 
 #define COUNTER_ADD(c, n) atomic_fetch_add_explicit(&(c).value, (uint64_t)(n), memory_order_relaxed)
 
+/* Visits every counter of this node: the waits first (in nanoseconds,
+ * `ns` set), then the shared counters, then the named ones. */
+typedef void stats_visit(const char *name, uint64_t value, int ns, void *ctx);
+void stats_each(stats_visit *fn, void *ctx);
+
 /* At tsr_finalize, after its barrier: every message of the job has been
- * received then, so the nodes' counters balance. Prints the table
- * (TSR_STATS=1) and appends the JSON line (TSR_STATS_JSON); returns -1,
- * having printed the cause, if the JSON line could not be written. */
-int stats_report(void);
+ * received then, so the nodes' counters balance. Prints this node's table
+ * if TSR_STATS asks for one and `table` is set (no tsrun gathers the job's
+ * table), and appends the JSON line (TSR_STATS_JSON); returns -1, having
+ * printed the cause, if the JSON line could not be written. */
+int stats_report(int table);
 
 #endif

@@ -225,6 +225,7 @@ void config_load(void)
     static const char *const handoff[] = {"direct", "manager", NULL};
     static const char *const fetch[] = {"message", "direct", NULL};
     static const char *const ga_engine[] = {"ordercache", "ordernocache", "sequencer", NULL};
+    static const char *const stats[] = {"0", "1", "all", NULL};
 
     load_job();
     log_set_node(cfg.node);
@@ -233,7 +234,7 @@ void config_load(void)
     cfg.progress = (progress_t)env_choice("TSR_PROGRESS", progress, PROGRESS_HYBRID);
     cfg.spin_us = (unsigned)env_long("TSR_SPIN_US", 50, 0, 10000000);
     cfg.poll_us = (unsigned)env_long("TSR_POLL_US", 50, 0, 10000000);
-    cfg.stats = (int)env_long("TSR_STATS", 0, 0, 1);
+    cfg.stats = env_choice("TSR_STATS", stats, STATS_OFF);
     cfg.stats_json = env("TSR_STATS_JSON");
     cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 1);
     cfg.detect = (detect_t)env_choice("TSR_DETECT", access, DETECT_SEGV);

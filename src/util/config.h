@@ -19,6 +19,7 @@ typedef enum { PROGRESS_HYBRID = 0, PROGRESS_SPIN, PROGRESS_BLOCK } progress_t;
 typedef enum { DETECT_SEGV = 0, DETECT_UFFD, DETECT_AUTO } detect_t;
 typedef enum { TRANSPORT_TCP = 0, TRANSPORT_SHM, TRANSPORT_AUTO, TRANSPORT_UDP } transport_t;
 typedef enum { MULTICAST_TREE = 0, MULTICAST_IP, MULTICAST_OFF } multicast_t;
+typedef enum { STATS_OFF = 0, STATS_NONZERO, STATS_ALL } stats_t;
 
 /* TSR_FAULTS: what the udp backend does to its datagrams on purpose. */
 typedef struct tsr_faults {
@@ -41,7 +42,7 @@ typedef struct tsr_config {
     progress_t progress;      /* TSR_PROGRESS: hybrid | spin | block */
     unsigned spin_us;         /* TSR_SPIN_US: how long hybrid spins */
     unsigned poll_us;         /* TSR_POLL_US: least time between two looks of tsr_poll */
-    int stats;                /* TSR_STATS=1: table at exit */
+    stats_t stats;            /* TSR_STATS=0 | 1 (the counters not zero) | all: table at exit */
     const char *stats_json;   /* TSR_STATS_JSON: file to append JSON to */
     int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */
     detect_t detect;          /* TSR_DETECT: segv | uffd | auto */

@@ -113,7 +113,7 @@ static void bad_values(void)
         {"TSR_PROGRESS=fast", "TSR_PROGRESS='fast' is not one of"},
         {"TSR_WRITE_DETECT=some", "TSR_WRITE_DETECT='some' is not one of"},
         {"TSR_SPIN_US=-1", "TSR_SPIN_US='-1' is not an integer in [0, 10000000]"},
-        {"TSR_STATS=yes", "TSR_STATS='yes' is not an integer in [0, 1]"},
+        {"TSR_STATS=yes", "TSR_STATS='yes' is not one of"},
         {"TSR_FETCH_AHEAD=0", "TSR_FETCH_AHEAD='0' is not an integer in [1, 256]"},
         {"TSR_CONNECT_TIMEOUT=5s", "TSR_CONNECT_TIMEOUT='5s' is not an integer"},
         {"TSR_VERBOSE=10", "TSR_VERBOSE='10' is not an integer in [0, 9]"},
