@@ -2,6 +2,7 @@
 #
 #   make run       install what is missing, build the library, tsrun and SOR,
 #                  run SOR on 4 local nodes and print the job's statistics
+#   make check     the quick tier of the tests (tests/quick.tier), a few minutes
 #   make test      build and run every test (T=PATTERNS: only those; make prove: through prove)
 #   make check-asan, make check-tsan   the tests under the sanitizers
 #   make fuzz      the libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each
@@ -49,7 +50,7 @@ LIBINT     := $(BUILD)/lib/libtessera_internal.a
 INTERNAL_USERS := $(shell grep -l '^\#include "[a-z]*/[a-z_/]*\.h"' tests/mp/*.c bench/*.c)
 lib_for = $(if $(filter $(1),$(INTERNAL_USERS)),$(LIBINT),$(LIBA))
 
-.PHONY: all lib apps parmacs mpi-apps tests examples run test prove bench bench-quick bench-micro bench-deps benches install deps clean cas
+.PHONY: all lib apps parmacs mpi-apps tests examples run check test prove bench bench-quick bench-micro bench-deps benches install deps clean cas
 all: lib $(TSRUN) apps tests benches examples cas parmacs
 
 lib: $(LIBA) $(LIBSO) $(LIBINT)
@@ -226,6 +227,13 @@ HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 test: deps
 	$(MAKE) all fuzz-build $(if $(HAVE_MPICC),mpi-apps)
 	@T='$(T)' tests/run.sh
+
+# make check [T=PATTERNS] is the quick tier (tests/quick.tier): the unit
+# tests, the multi-process tests at 2 nodes under the default configuration,
+# tcp and udp, and SOR; it builds only what those need.
+check: deps
+	$(MAKE) lib $(TSRUN) $(UNIT_BINS) $(MP_BINS) $(BUILD)/apps/sor
+	@TSR_TEST_TIER=quick T='$(T)' tests/run.sh
 
 prove: deps
 	$(MAKE) all
