@@ -11,6 +11,7 @@
 #include "api/layout.h"
 #include "api/malloc.h"
 #include "boot/boot.h"
+#include "boot/rendezvous.h"
 #include "coherence/coherence.h"
 #include "ga/ga.h"
 #include "detect/detect.h"
@@ -36,6 +37,7 @@ int tsr_init(int *argc, char ***argv)
     (void)argc;
     guard_start();
     t_start = now_s();
+    config_set_probe(rendezvous_detect);
     config_load();
     if (!cfg.boot && cfg.nodes > 1) /* srun or mpirun: see aslr_restart */
         aslr_restart(argv ? *argv : NULL);

@@ -27,6 +27,10 @@ static _Atomic uint32_t epoch;
 STATS_COUNTER(replicated_writes, "pages written in replicated sections, kept local");
 static waiter counted[2];
 
+coh_sync_ops coh_sync;
+
+void coh_lend_sync(const coh_sync_ops *ops) { coh_sync = *ops; }
+
 void coh_init(void)
 {
     for (size_t i = 1; i < COH_NPROTO; i++)

@@ -248,6 +248,7 @@ void lock_init(void)
     for (int id = 0; id < COH_LOCK_SLOTS; id++)
         mine[id].next.node = -1;
     lock_manager_init();
+    coh_lend_sync(&(coh_sync_ops){tsr_barrier, lock_peek});
     am_register(MSG_LOCK_FWD, on_lock_fwd);
     am_register(MSG_LOCK_GRANT, on_lock_grant);
     am_register(MSG_LOCK_DATA, on_lock_data);

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "boot/rendezvous.h"
 #include "util/aslr.h"
 #include "util/io.h"
 #include "util/log.h"
@@ -105,6 +104,10 @@ static const char *load_rendezvous_dir(void)
     return dflt;
 }
 
+static config_probe *launcher_probe;
+
+void config_set_probe(config_probe *probe) { launcher_probe = probe; }
+
 static void load_job(void)
 {
     cfg.boot = env("TSR_BOOT");
@@ -114,7 +117,8 @@ static void load_job(void)
         cfg.node = (int)env_long("TSR_NODE", 0, 0, cfg.nodes - 1);
         if (!cfg.secret)
             log_die("TSR_BOOT is set but TSR_SECRET is not: start programs with tsrun");
-    } else if (!rendezvous_detect(&cfg.node, &cfg.nodes, cfg.job_key, sizeof cfg.job_key)) {
+    } else if (!launcher_probe ||
+               !launcher_probe(&cfg.node, &cfg.nodes, cfg.job_key, sizeof cfg.job_key)) {
         cfg.nodes = 1;
         cfg.node = 0;
     }

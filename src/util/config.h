@@ -85,7 +85,15 @@ void config_shared(uint64_t value[CONFIG_SHARED]);
 const char *config_shared_name(int i);
 const char *config_shared_text(int i, uint64_t value, char *buf, size_t len);
 
-/* Reads the environment into cfg; exits with a message on a bad value. */
+/* How a process that tsrun did not start learns its place in a job that
+ * srun or mpirun started: the boot layer's rendezvous_detect, which
+ * tsr_init hands over (this layer, below boot, cannot call it). Returns 1
+ * having set node, nodes and the job's key, or 0 for a process alone. */
+typedef int config_probe(int *node, int *nodes, char *key, size_t len);
+void config_set_probe(config_probe *probe);
+/* Reads the environment into cfg; exits with a message on a bad value.
+ * Without TSR_BOOT or a probe that recognizes a launcher, the process is a
+ * job of one node. */
 void config_load(void);
 /* Parses "16G", "512M", "4096", "64k", "16GiB", "0x100000": returns 0, or
  * -1 if s is not such a size or the size does not fit in size_t. */
