@@ -256,6 +256,14 @@ void lock_init(void)
 
 int lock_held_here(int id) { return held_here[id]; }
 
+int lock_successor(int id)
+{
+    pthread_mutex_lock(&node_mutex);
+    int node = mine[id].on ? mine[id].next.node : -1;
+    pthread_mutex_unlock(&node_mutex);
+    return node;
+}
+
 int lock_held_count(void) { return nheld; }
 
 void lock_count_releases(uint32_t *sent)

@@ -97,12 +97,15 @@ static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, con
  * not counted either: they come at any time, that moment included. */
 static int counted(int type) { return type != MSG_BYE && type != MSG_HEARTBEAT; }
 
-static void count_sent(const am_msg *m)
+/* Counted once the backend has it (written, or queued behind the earlier
+ * messages to that node): a thread that sees the count go up knows the
+ * message is on its way, so a test can wait for that instead of sleeping. */
+static void count_sent(int type, size_t len)
 {
-    if (!counted(m->hdr.type))
+    if (!counted(type))
         return;
     STAT_ADD(messages_sent, 1);
-    STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + m->hdr.len);
+    STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + len);
 }
 
 /* A heap copy of m (header and payload in one block) owned by the transport. */
@@ -142,17 +145,17 @@ static void send_by(void (*post)(int, am_msg *), int dest, int type, uint64_t a0
         core_post_self(copy_msg(&m)); /* not counted: it does not leave the process */
         return;
     }
-    count_sent(&m);
     if (guarded(payload, len)) {
         /* Copied here, with no lock held: the copy may fault, and the fault
          * handler sends messages of its own (see am_guard_range). */
         post(dest, copy_msg(&m));
-        return;
+    } else {
+        /* Try to write it at once; the backend copies it (via am_msg.heap =
+         * -1) only if the socket cannot take all of it now. */
+        m.heap = -1;
+        post(dest, &m);
     }
-    /* Try to write it at once; the backend copies it (via am_msg.heap = -1)
-     * only if the socket cannot take all of it now. */
-    m.heap = -1;
-    post(dest, &m);
+    count_sent(type, len);
 }
 
 void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
@@ -188,7 +191,7 @@ void am_multicast(const int *dests, int n, int type, uint64_t a0, uint64_t a1, u
         if (dests[i] == cfg.node)
             continue;
         if (native)
-            count_sent(&m);
+            count_sent(type, len);
         else
             am_send(dests[i], type, a0, a1, a2, payload, len);
     }
@@ -206,8 +209,8 @@ void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a
         core_post_self(m);
         return;
     }
-    count_sent(m);
     core_post(dest, m);
+    count_sent(type, len);
 }
 
 void am_expect_reply(void) { core_expect_reply(); }

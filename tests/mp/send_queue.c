@@ -1,20 +1,21 @@
 /* Bounded send queues (TSR_SEND_QUEUE): node 0 writes a write-shared Munin
  * object larger than any socket buffer or ring, then stops node 1
- * (SIGSTOP) for a second and enters the barrier, whose updates
- * (unacknowledged, counted by the barrier) must then wait in node 0's send
- * queue to node 1. Stopped after the writes, not before: a write loop that
- * outlasted the second (under ThreadSanitizer on a loaded machine) would
- * find node 1 running again, reading as fast as node 0 sends, and no queue
- * would form. With a 64 KiB bound,
+ * (SIGSTOP) and enters the barrier, whose updates (unacknowledged, counted
+ * by the barrier) must then wait in node 0's send queue to node 1. A
+ * thread of node 0 resumes node 1 once the transport has every byte of
+ * them (bytes_sent counts a message once the transport has it, queued or
+ * written): the queue has formed then, whatever the machine's load. With
+ * a 64 KiB bound,
  * the job must finish with exact results; the queue must have formed
  * (send_queue_peak above the bound: the test really filled it) and must
  * never have held more than one barrier's updates beyond the bound, which
  * is all a synchronization call may add before it waits for room. */
 /* tsr-test: munin -n 2 */
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "munin_test.h"
@@ -26,14 +27,35 @@
 
 static uint32_t value(int round, size_t i) { return (uint32_t)(round * 2654435761u + i); }
 
-/* Stops node 1 (pid) for a second, from a child, so that node 0 goes on. */
-static void stop_for_a_second(pid_t pid)
+typedef struct stopped {
+    pthread_t thread;
+    pid_t pid;
+    uint64_t bytes_before;
+} stopped;
+
+static void *resume_when_queued(void *arg)
 {
+    stopped *st = arg;
+    tsr_stats s;
+    do {
+        sched_yield();
+        tsr_stats_get(&s);
+    } while (s.bytes_sent - st->bytes_before < BYTES);
+    kill(st->pid, SIGCONT);
+    return NULL;
+}
+
+/* Stops node 1 (pid) until this node's updates of the object are queued. */
+static void stop_until_queued(stopped *st, pid_t pid)
+{
+    tsr_stats s;
     kill(pid, SIGSTOP);
-    if (fork() == 0) {
-        sleep(1);
-        kill(pid, SIGCONT);
-        _exit(0);
+    tsr_stats_get(&s);
+    st->pid = pid;
+    st->bytes_before = s.bytes_sent;
+    if (pthread_create(&st->thread, NULL, resume_when_queued, st)) {
+        perror("pthread_create");
+        exit(1);
     }
 }
 
@@ -52,18 +74,19 @@ int main(int argc, char **argv)
         wrong += words[i] != 0;
     tsr_barrier();
     for (int round = 1; round <= ROUNDS; round++) {
+        stopped st;
         if (me == 0) {
             for (size_t i = 0; i < n; i++)
                 words[i] = value(round, i);
-            stop_for_a_second((pid_t)*pid);
+            stop_until_queued(&st, (pid_t)*pid);
         }
         tsr_barrier();
+        if (me == 0)
+            pthread_join(st.thread, NULL);
         for (size_t i = 0; i < n; i++)
             wrong += words[i] != value(round, i);
         tsr_barrier();
     }
-    while (me == 0 && wait(NULL) > 0)
-        ;
     CHECK(wrong == 0, "%zu wrong words", wrong);
     uint64_t peak = munin_counter("send_queue_peak"), waits = munin_counter("send_queue_waits");
     printf("node %d: send queue peak %llu bytes, %llu waits for room\n", me,
