@@ -16,6 +16,15 @@
 #include "util/aslr.h"
 #include "util/log.h"
 
+/* The Makefile passes both (from SO_VERSION and git); a build outside it
+ * says so rather than guessing. */
+#ifndef TSR_VERSION_TEXT
+#define TSR_VERSION_TEXT "unknown"
+#endif
+#ifndef TSR_COMMIT
+#define TSR_COMMIT "unknown"
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -35,6 +44,7 @@ static void usage(FILE *f)
             "  -j, --stats-json F   append each node's statistics, every counter, as JSON to F\n"
             "  -m, --memory SIZE    shared address space per job, e.g. 16G (TSR_MEMORY)\n"
             "  -t, --timeout SECS   stop the job if it runs longer than SECS\n"
+            "  -V, --version        the version, and the commit tsrun was built from\n"
             "  -h, --help           this text\n\n"
             "Exit status: the first failing node's status (128+signal if killed, 1 if it\n"
             "exited 0 without tsr_finalize), 124 after -t, 2 for a request tsrun refuses.\n"
@@ -95,13 +105,14 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         {"memory", required_argument, 0, 'm'},     {"timeout", required_argument, 0, 't'},
         {"hosts", required_argument, 0, 'H'},      {"hostfile", required_argument, 0, 'F'},
         {"ssh", required_argument, 0, 'S'},        {"stdin", required_argument, 0, 'I'},
-        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
     int c;
     char why[256];
     const char *hosts = getenv("TSR_HOSTS");
     if (hosts && *hosts && remote_add_hosts(hosts, why, sizeof why))
         refuse("TSR_HOSTS='%s': %s", hosts, strncmp(why, "-H: ", 4) ? why : why + 4);
-    while ((c = getopt_long(argc, argv, "+n:psj:m:t:hH:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+n:psj:m:t:hVH:", longopts, NULL)) != -1) {
         switch (c) {
         case 'n': opt->n = (int)parse_long("-n", optarg, 1, 4096); break;
         case 'p': opt->prefix = 1; break;
@@ -114,6 +125,7 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         case 'S': remote_set_ssh(optarg); break;
         case 'I': refuse_if(remote_set_stdin(optarg, why, sizeof why), why); break;
         case 'h': usage(stdout); exit(0);
+        case 'V': printf("tsrun (Tessera) %s, commit %s\n", TSR_VERSION_TEXT, TSR_COMMIT); exit(0);
         default: usage(stderr); exit(2);
         }
     }
