@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "munin_test.h"
+#include "signal_when.h"
 
 /* Waits until every thread of process pid is stopped (its comm thread
  * included: then no message to it is handled). */
@@ -68,40 +69,6 @@ static void wait_stopped(pid_t pid)
         if (!running)
             return;
         usleep(1000); /* only spaces the looks at /proc */
-    }
-}
-
-/* Once this node has sent one more message than `before` (the transport
- * has it): signals `next`. */
-typedef struct relay {
-    pthread_t thread;
-    pid_t next;
-    int sig;
-    uint64_t before;
-} relay;
-
-static void *relay_main(void *arg)
-{
-    relay *r = arg;
-    tsr_stats s;
-    do {
-        sched_yield();
-        tsr_stats_get(&s);
-    } while (s.messages_sent == r->before);
-    kill(r->next, r->sig);
-    return NULL;
-}
-
-static void relay_start(relay *r, pid_t next, int sig)
-{
-    tsr_stats s;
-    tsr_stats_get(&s);
-    r->next = next;
-    r->sig = sig;
-    r->before = s.messages_sent;
-    if (pthread_create(&r->thread, NULL, relay_main, r)) {
-        perror("pthread_create");
-        exit(1);
     }
 }
 
@@ -161,7 +128,7 @@ int main(int argc, char **argv)
         CHECK(page[0] == 0, "initial value %ld", page[0]); /* node 2 holds a copy */
     tsr_barrier();
 
-    relay r;
+    signal_when r; /* hands over once this node's message is on its way */
     pthread_t resumer;
     switch (me) {
     case 0:
@@ -169,26 +136,26 @@ int main(int argc, char **argv)
         break;
     case 1:
         wait_turn(&turn);
-        relay_start(&r, pids[2], SIGUSR1);
+        signal_when_start(&r, offsetof(tsr_stats, messages_sent), 1, pids[2], SIGUSR1);
         page[0] = 42; /* the write request: node 2's copy must go */
-        pthread_join(r.thread, NULL);
+        signal_when_join(&r);
         break;
     case 2:
         wait_turn(&turn);
-        relay_start(&r, pids[3], SIGUSR1);
+        signal_when_start(&r, offsetof(tsr_stats, messages_sent), 1, pids[3], SIGUSR1);
         tsr_hint_invalidate(page); /* the return */
-        pthread_join(r.thread, NULL);
+        signal_when_join(&r);
         break;
     case 3:
         stop(pids[0]);
         kill(pids[1], SIGUSR1);
         wait_turn(&turn);
         stop(pids[2]);
-        relay_start(&r, pids[0], SIGCONT);
+        signal_when_start(&r, offsetof(tsr_stats, messages_sent), 1, pids[0], SIGCONT);
         long seen = page[0]; /* the read request */
         CHECK(seen == 0 || seen == 42, "node 3 read %ld, neither 0 nor node 1's 42", seen);
         kill(pids[2], SIGCONT); /* served at once: node 0 did not defer it */
-        pthread_join(r.thread, NULL);
+        signal_when_join(&r);
         break;
     }
     tsr_barrier();

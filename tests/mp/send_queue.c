@@ -11,14 +11,13 @@
  * never have held more than one barrier's updates beyond the bound, which
  * is all a synchronization call may add before it waits for room. */
 /* tsr-test: munin -n 2 */
-#include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "munin_test.h"
+#include "signal_when.h"
 #include "test_env.h"
 
 #define BYTES ((size_t)24 << 20)
@@ -26,38 +25,6 @@
 #define BOUND ((size_t)64 << 10)
 
 static uint32_t value(int round, size_t i) { return (uint32_t)(round * 2654435761u + i); }
-
-typedef struct stopped {
-    pthread_t thread;
-    pid_t pid;
-    uint64_t bytes_before;
-} stopped;
-
-static void *resume_when_queued(void *arg)
-{
-    stopped *st = arg;
-    tsr_stats s;
-    do {
-        sched_yield();
-        tsr_stats_get(&s);
-    } while (s.bytes_sent - st->bytes_before < BYTES);
-    kill(st->pid, SIGCONT);
-    return NULL;
-}
-
-/* Stops node 1 (pid) until this node's updates of the object are queued. */
-static void stop_until_queued(stopped *st, pid_t pid)
-{
-    tsr_stats s;
-    kill(pid, SIGSTOP);
-    tsr_stats_get(&s);
-    st->pid = pid;
-    st->bytes_before = s.bytes_sent;
-    if (pthread_create(&st->thread, NULL, resume_when_queued, st)) {
-        perror("pthread_create");
-        exit(1);
-    }
-}
 
 int main(int argc, char **argv)
 {
@@ -74,15 +41,18 @@ int main(int argc, char **argv)
         wrong += words[i] != 0;
     tsr_barrier();
     for (int round = 1; round <= ROUNDS; round++) {
-        stopped st;
+        signal_when resume;
         if (me == 0) {
             for (size_t i = 0; i < n; i++)
                 words[i] = value(round, i);
-            stop_until_queued(&st, (pid_t)*pid);
+            /* Node 1 runs again once this node's updates are all queued. */
+            kill((pid_t)*pid, SIGSTOP);
+            signal_when_start(&resume, offsetof(tsr_stats, bytes_sent), BYTES, (pid_t)*pid,
+                              SIGCONT);
         }
         tsr_barrier();
         if (me == 0)
-            pthread_join(st.thread, NULL);
+            signal_when_join(&resume);
         for (size_t i = 0; i < n; i++)
             wrong += words[i] != value(round, i);
         tsr_barrier();
