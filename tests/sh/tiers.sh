@@ -4,8 +4,9 @@
 # scripts/deps.sh installs, found missing, skips a test but fails it under
 # CI=true (tests/lib.sh, missing and missing_all).
 . tests/lib.sh
-# Its checks are about the tiers themselves, whatever tier started it.
-unset TSR_TEST_TIER
+# Its checks are about the tiers themselves, whatever tier and patterns
+# started it.
+unset TSR_TEST_TIER T
 
 TSR_TEST_TIER=quick tests/run.sh --list >"$LOG/quick" 2>&1
 tests/run.sh --list >"$LOG/all" 2>&1
@@ -25,16 +26,18 @@ fi
 # A test whose dependency is missing, run as tests/run.sh runs it.
 cat >"$LOG/dep.sh" <<'T'
 . tests/lib.sh
-# Its checks are about the tiers themselves, whatever tier started it.
-unset TSR_TEST_TIER
+# Its checks are about the tiers themselves, whatever tier and patterns
+# started it.
+unset TSR_TEST_TIER T
 missing "frobnicator is missing"
 ok "the rest"
 finish
 T
 cat >"$LOG/dep_all.sh" <<'T'
 . tests/lib.sh
-# Its checks are about the tiers themselves, whatever tier started it.
-unset TSR_TEST_TIER
+# Its checks are about the tiers themselves, whatever tier and patterns
+# started it.
+unset TSR_TEST_TIER T
 missing_all "frobnicator is missing"
 T
 for ci in false true; do
