@@ -23,6 +23,21 @@ if TSR_STATS=all timeout 20 $TSRUN -s -n 2 $B/tests/mp/lock_counter 10 >"$LOG/ou
 else
     bad "tsrun/TSR_STATS=all statistics table" "$LOG/out"
 fi
+# Beyond 8 nodes the columns are the least and the most node, and the total.
+if timeout 60 $TSRUN -s -n 9 $B/tests/mp/lock_counter 10 >"$LOG/out" 2>&1 &&
+    grep -Eq '^counter +least +most +total$' "$LOG/out" &&
+    grep -Eq '^lock_acquires +20 +20 +180$' "$LOG/out"; then
+    ok "tsrun/-s -n 9: the least and the most node, and the total"
+else
+    bad "tsrun/-s -n 9 statistics table" "$LOG/out"
+fi
+# A node that no tsrun started prints its own table, one column.
+if TSR_STATS=1 timeout 20 $B/tests/mp/lock_counter 10 >"$LOG/out" 2>&1 &&
+    grep -Eq '^counter +node 0$' "$LOG/out" && grep -Eq '^lock_acquires +20$' "$LOG/out"; then
+    ok "tsrun/TSR_STATS=1 without tsrun: the node's own table"
+else
+    bad "TSR_STATS=1 without tsrun" "$LOG/out"
+fi
 # tsrun checks the nodes' statistics notes: a malformed name is refused,
 # naming the node, and never printed.
 if timeout 20 $TSRUN -s -n 2 $B/tests/mp/stats_forged >"$LOG/out" 2>&1 &&
