@@ -34,11 +34,17 @@ void stats_claim(void)
     stats_mine.block = &blocks[stats_mine.shared ? STATS_BLOCKS : i].c;
 }
 
+/* The blocks claimed so far. */
+static int nblocks(void)
+{
+    int n = atomic_load(&claimed);
+    return n > STATS_BLOCKS ? STATS_BLOCKS + 1 : n;
+}
+
 /* The sums over every block. */
 static void sum(tsr_counters *out)
 {
-    int n = atomic_load(&claimed);
-    n = n > STATS_BLOCKS ? STATS_BLOCKS + 1 : n;
+    int n = nblocks();
 #define STATS_SUM(name) \
     do { \
         uint64_t v = 0; \
@@ -53,6 +59,15 @@ static void sum(tsr_counters *out)
 #undef STATS_SUM_TIME
 #undef STATS_SUM_COUNT
 #undef STATS_SUM
+}
+
+uint64_t stats_posted(void)
+{
+    int n = nblocks();
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v += atomic_load_explicit(&blocks[i].c.posted, memory_order_relaxed);
+    return v;
 }
 
 void tsr_stats_get(tsr_stats *out)

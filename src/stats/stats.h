@@ -52,6 +52,7 @@ typedef struct tsr_counters {
 #define STATS_TIME_FIELD(name, text) _Atomic uint64_t name##_ns;
     STATS_TIMES(STATS_TIME_FIELD)
 #undef STATS_TIME_FIELD
+    _Atomic uint64_t posted; /* messages the transport has (stats_posted) */
 } tsr_counters;
 
 /* Blocks for this many threads; those past them share one more, by locked
@@ -112,6 +113,12 @@ const stats_counter *stats_counter_at(int i);
 void stats_counters_reset(void);
 
 #define COUNTER_ADD(c, n) atomic_fetch_add_explicit(&(c).value, (uint64_t)(n), memory_order_relaxed)
+
+/* Messages this node's threads have handed to the transport, counted
+ * after messages_sent (which a message's receipt must never precede): a
+ * test that sees it grow knows its message is on its way. Not reset, and
+ * in no report. */
+uint64_t stats_posted(void);
 
 /* Visits every counter of this node: the waits first (in nanoseconds,
  * `ns` set), then the shared counters, then the named ones. */

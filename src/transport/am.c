@@ -97,15 +97,24 @@ static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, con
  * not counted either: they come at any time, that moment included. */
 static int counted(int type) { return type != MSG_BYE && type != MSG_HEARTBEAT; }
 
-/* Counted once the backend has it (written, or queued behind the earlier
- * messages to that node): a thread that sees the count go up knows the
- * message is on its way, so a test can wait for that instead of sleeping. */
+/* Counted before the backend has it, so that a message's count always
+ * precedes its receipt: the nodes' sums balance once every message is
+ * received, whichever thread sent it. */
 static void count_sent(int type, size_t len)
 {
     if (!counted(type))
         return;
     STAT_ADD(messages_sent, 1);
     STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + len);
+}
+
+/* And once the backend has it (written, or queued behind the earlier
+ * messages to that node): a thread that sees this count go up knows the
+ * message is on its way, so a test waits for that instead of sleeping. */
+static void count_posted(int type)
+{
+    if (counted(type))
+        STAT_ADD(posted, 1);
 }
 
 /* A heap copy of m (header and payload in one block) owned by the transport. */
@@ -145,6 +154,7 @@ static void send_by(void (*post)(int, am_msg *), int dest, int type, uint64_t a0
         core_post_self(copy_msg(&m)); /* not counted: it does not leave the process */
         return;
     }
+    count_sent(type, len);
     if (guarded(payload, len)) {
         /* Copied here, with no lock held: the copy may fault, and the fault
          * handler sends messages of its own (see am_guard_range). */
@@ -155,7 +165,7 @@ static void send_by(void (*post)(int, am_msg *), int dest, int type, uint64_t a0
         m.heap = -1;
         post(dest, &m);
     }
-    count_sent(type, len);
+    count_posted(type);
 }
 
 void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
@@ -190,8 +200,10 @@ void am_multicast(const int *dests, int n, int type, uint64_t a0, uint64_t a1, u
     for (int i = 0; i < n; i++) {
         if (dests[i] == cfg.node)
             continue;
-        if (native)
+        if (native) {
             count_sent(type, len);
+            count_posted(type);
+        }
         else
             am_send(dests[i], type, a0, a1, a2, payload, len);
     }
@@ -209,8 +221,9 @@ void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a
         core_post_self(m);
         return;
     }
-    core_post(dest, m);
     count_sent(type, len);
+    core_post(dest, m);
+    count_posted(type);
 }
 
 void am_expect_reply(void) { core_expect_reply(); }

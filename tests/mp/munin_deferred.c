@@ -7,7 +7,7 @@
  * write request (node 1), which must invalidate node 2's copy and so makes
  * the page busy; a returned copy (node 2, tsr_hint_invalidate); and a read
  * request (node 3). Node 3 stops node 0 with SIGSTOP, then each node in
- * turn sends its message and, once it is on its way (messages_sent counts
+ * turn sends its message and, once it is on its way (stats_posted counts
  * a message once the transport has it), hands over to the next with a
  * signal. Node 3 stops node 2, whose acknowledgement ends the transaction,
  * sends its own request, and resumes node 0. Node 0 reads its peers in
@@ -35,6 +35,7 @@
 
 #include "munin_test.h"
 #include "signal_when.h"
+#include "stats/stats.h"
 
 /* Waits until every thread of process pid is stopped (its comm thread
  * included: then no message to it is handled). */
@@ -136,13 +137,13 @@ int main(int argc, char **argv)
         break;
     case 1:
         wait_turn(&turn);
-        signal_when_start(&r, offsetof(tsr_stats, messages_sent), 1, pids[2], SIGUSR1);
+        signal_when_start(&r, stats_posted, 1, pids[2], SIGUSR1);
         page[0] = 42; /* the write request: node 2's copy must go */
         signal_when_join(&r);
         break;
     case 2:
         wait_turn(&turn);
-        signal_when_start(&r, offsetof(tsr_stats, messages_sent), 1, pids[3], SIGUSR1);
+        signal_when_start(&r, stats_posted, 1, pids[3], SIGUSR1);
         tsr_hint_invalidate(page); /* the return */
         signal_when_join(&r);
         break;
@@ -151,7 +152,7 @@ int main(int argc, char **argv)
         kill(pids[1], SIGUSR1);
         wait_turn(&turn);
         stop(pids[2]);
-        signal_when_start(&r, offsetof(tsr_stats, messages_sent), 1, pids[0], SIGCONT);
+        signal_when_start(&r, stats_posted, 1, pids[0], SIGCONT);
         long seen = page[0]; /* the read request */
         CHECK(seen == 0 || seen == 42, "node 3 read %ld, neither 0 nor node 1's 42", seen);
         kill(pids[2], SIGCONT); /* served at once: node 0 did not defer it */
