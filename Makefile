@@ -1,12 +1,15 @@
 # Tessera - one Makefile for the library, the launcher, the apps and the tests.
 #
-#   make run       install what is missing, build, run SOR on 4 local nodes
+#   make run       install what is missing, build the library, tsrun and SOR,
+#                  run SOR on 4 local nodes and print the job's statistics
+#   make check     the quick tier of the tests (tests/quick.tier), a few minutes
 #   make test      build and run every test (T=PATTERNS: only those; make prove: through prove)
 #   make check-asan, make check-tsan   the tests under the sanitizers
 #   make fuzz      the libFuzzer targets of tests/fuzz/, FUZZ_SECONDS each
 #   make bench     the full side-by-side benchmark (bench/README.md), then bench-cas
 #   make cas       the CAS-DSM pass plugin, tsrcc, the apps at every level (docs/CAS.md)
-#   make install PREFIX=dir
+#   make install PREFIX=dir   library, headers, tsrun (and tsrcc), pkg-config and
+#                  CMake packages, man pages (docs/INSTALL.md)
 #
 # Everything built lands in build/. Each application adds itself through its
 # own apps/<name>/app.mk so that adding one never touches this file.
@@ -40,6 +43,11 @@ LIBA       := $(BUILD)/lib/libtessera.a
 LIBSO_FILE := $(BUILD)/lib/libtessera.so.$(SO_VERSION)
 LIBSO_NAME := $(BUILD)/lib/libtessera.so.$(SO_MAJOR)
 LIBSO      := $(BUILD)/lib/libtessera.so
+# tsrun --version and tsrcc --version name the commit they were built from;
+# $(BUILD)/commit changes only when the commit does, so that nothing else
+# is rebuilt for it.
+TSR_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+COMMIT_STAMP := $(BUILD)/commit
 # The same object with its internal names still global, for tsrun, the
 # unit tests and the programs that reach inside the runtime. Never installed.
 LIBINT     := $(BUILD)/lib/libtessera_internal.a
@@ -48,7 +56,7 @@ LIBINT     := $(BUILD)/lib/libtessera_internal.a
 INTERNAL_USERS := $(shell grep -l '^\#include "[a-z]*/[a-z_/]*\.h"' tests/mp/*.c bench/*.c)
 lib_for = $(if $(filter $(1),$(INTERNAL_USERS)),$(LIBINT),$(LIBA))
 
-.PHONY: all lib apps parmacs mpi-apps tests examples run test prove bench bench-quick bench-micro bench-deps benches install deps clean cas
+.PHONY: all lib apps parmacs mpi-apps tests examples run check test prove bench bench-quick bench-micro bench-deps benches install deps clean cas
 all: lib $(TSRUN) apps tests benches examples cas parmacs
 
 lib: $(LIBA) $(LIBSO) $(LIBINT)
@@ -91,6 +99,14 @@ $(LIBSO_NAME): $(LIBSO_FILE)
 
 $(LIBSO): $(LIBSO_NAME)
 	ln -sf $(notdir $<) $@
+
+.PHONY: FORCE
+$(COMMIT_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(TSR_COMMIT)' | cmp -s - $@ || echo '$(TSR_COMMIT)' >$@
+
+$(BUILD)/obj/src/launcher/options.o: $(COMMIT_STAMP)
+$(BUILD)/obj/src/launcher/options.o: CPPFLAGS += -DTSR_VERSION_TEXT='"$(SO_VERSION)"' -DTSR_COMMIT='"$(TSR_COMMIT)"'
 
 $(TSRUN): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/launcher/*.c)) $(LIBINT)
 	@mkdir -p $(dir $@)
@@ -142,7 +158,8 @@ CAS_BUILDS  := $(CAS_LEVELS) poll
 cas_flags    = $(if $(filter poll,$(1)),-tsr-cas=maxagdiscard -tsr-poll,-tsr-cas=$(1))
 CAS_APPS    := $(foreach l,$(CAS_BUILDS),$(foreach a,$(APPS),$(BUILD)/cas/$(l)/$(a)))
 tsrcc_for = sed -e 's|@PLUGIN@|$(1)|' -e 's|@INCLUDE@|$(2)|' -e 's|@LIB@|$(3)|' \
-                -e 's|@CLANG@|$(CLANG16)|' compiler/tsrcc.in
+                -e 's|@CLANG@|$(CLANG16)|' -e 's|@VERSION@|$(SO_VERSION)|' \
+                -e 's|@COMMIT@|$(TSR_COMMIT)|' compiler/tsrcc.in
 
 ifeq ($(HAVE_LLVM),yes)
 cas: $(CAS_PLUGIN) $(TSRCC) $(CAS_APPS)
@@ -159,7 +176,7 @@ $(CAS_PLUGIN): $(CAS_OBJS)
 	@mkdir -p $(dir $@)
 	$(CLANG16:clang%=clang++%) -shared -o $@ $^
 
-$(TSRCC): compiler/tsrcc.in Makefile
+$(TSRCC): compiler/tsrcc.in Makefile $(COMMIT_STAMP)
 	@mkdir -p $(dir $@)
 	$(call tsrcc_for,$(abspath $(CAS_PLUGIN)),$(abspath include),$(abspath $(LIBA))) >$@
 	chmod 755 $@
@@ -225,6 +242,13 @@ HAVE_MPICC := $(shell command -v $(MPICC) 2>/dev/null)
 test: deps
 	$(MAKE) all fuzz-build $(if $(HAVE_MPICC),mpi-apps)
 	@T='$(T)' tests/run.sh
+
+# make check [T=PATTERNS] is the quick tier (tests/quick.tier): the unit
+# tests, the multi-process tests at 2 nodes under the default configuration,
+# tcp and udp, and SOR; it builds only what those need.
+check: deps
+	$(MAKE) lib $(TSRUN) $(UNIT_BINS) $(MP_BINS) $(BUILD)/apps/sor
+	@TSR_TEST_TIER=quick T='$(T)' tests/run.sh
 
 prove: deps
 	$(MAKE) all
@@ -317,8 +341,10 @@ fuzz: deps fuzz-build
 deps:
 	@scripts/deps.sh build
 
+# The demo builds only what it runs (the library, tsrun and SOR), so that it
+# starts within seconds of a clone; it ends with the job's statistics table.
 run: deps
-	$(MAKE) all
+	$(MAKE) lib $(TSRUN) $(BUILD)/apps/sor
 	$(TSRUN) -n 4 --stats $(BUILD)/apps/sor $(sor_RUN_ARGS)
 
 $(BUILD)/bench/%: bench/%.c $(LIBA) $(LIBINT)
@@ -421,6 +447,15 @@ install: lib $(TSRUN) $(if $(HAVE_LLVM),$(CAS_PLUGIN))
 	ln -sf $(notdir $(LIBSO_NAME)) $(DESTDIR)$(PREFIX)/lib/libtessera.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' tessera.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tessera.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/Tessera $(DESTDIR)$(PREFIX)/share/man/man1
+	for f in TesseraConfig TesseraConfigVersion; do \
+	    sed -e 's|@VERSION@|$(SO_VERSION)|' -e 's|@SO_MAJOR@|$(SO_MAJOR)|' cmake/$$f.cmake.in \
+	        > $(DESTDIR)$(PREFIX)/lib/cmake/Tessera/$$f.cmake || exit 1; \
+	done
+	for m in tsrun tsrcc; do \
+	    sed -e 's|@VERSION@|$(SO_VERSION)|' share/man/man1/$$m.1 \
+	        > $(DESTDIR)$(PREFIX)/share/man/man1/$$m.1 || exit 1; \
+	done
 ifeq ($(HAVE_LLVM),yes)
 	install -m 755 $(CAS_PLUGIN) $(DESTDIR)$(PREFIX)/lib/tessera-cas.so
 	$(call tsrcc_for,$(PREFIX)/lib/tessera-cas.so,$(PREFIX)/include,$(PREFIX)/lib/libtessera.a) \

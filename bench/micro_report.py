@@ -1,15 +1,14 @@
 #!/usr/bin/env python3
 """One run of bench/tsr_micro, kept: writes its five tables to
 bench/results/micro.md with the date, the commit and the load average
-around the run, and with --update-readme puts them in README.md between
+around the run, and with --update-docs puts them in docs/PERFORMANCE.md between
 the markers <!-- micro:begin --> / <!-- micro:end --> (progress policies),
 <!-- micro-transport:begin --> / <!-- micro-transport:end --> (backends)
 and <!-- micro-detect:begin --> / <!-- micro-detect:end --> (detection).
 The fourth, the lock hand-off's ablation, and the fifth, page fetches asked
-for or copied (TSR_FETCH), are kept in micro.md only: the README quotes
-their figures in prose.
+for or copied (TSR_FETCH), are kept in micro.md only.
 
-    python3 bench/micro_report.py [--update-readme] [--from FILE] [--out FILE]
+    python3 bench/micro_report.py [--update-docs] [--from FILE] [--out FILE]
 
 --from takes the tables from a saved tsr_micro output instead of running it.
 All five tables come from one run, so each ratio compares figures measured
@@ -23,7 +22,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The README block of each table, in tsr_micro's order (None: not in the README).
+# The docs/PERFORMANCE.md block of each table, in tsr_micro's order (None:
+# not there).
 BLOCKS = ("micro", "micro-transport", "micro-detect", None, None)
 
 
@@ -60,7 +60,7 @@ def commit():
     return out.stdout.strip() or "unknown"
 
 
-def update_readme(path, found):
+def update_doc(path, found):
     with open(path) as f:
         text = f.read()
     for name, table in zip(BLOCKS, found):
@@ -76,7 +76,8 @@ def update_readme(path, found):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--update-readme", action="store_true")
+    ap.add_argument("--update-docs", action="store_true",
+                    help="put the first three tables in docs/PERFORMANCE.md")
     ap.add_argument("--from", dest="source", help="a saved tsr_micro output")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/micro.md"))
     args = ap.parse_args()
@@ -94,8 +95,8 @@ def main():
                 f"{' (the run itself: ' + args.source + ')' if args.source else ''}.\n\n")
         f.write(output)
     print(output, end="")
-    if args.update_readme:
-        update_readme(os.path.join(ROOT, "README.md"), found)
+    if args.update_docs:
+        update_doc(os.path.join(ROOT, "docs/PERFORMANCE.md"), found)
 
 
 if __name__ == "__main__":

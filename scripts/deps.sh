@@ -2,7 +2,7 @@
 # Installs what Tessera needs and the machine lacks (Debian 12). Installs
 # nothing when everything is present, so it is cheap to run before every
 # `make run` / `make test` / `make bench`.
-#   scripts/deps.sh build   compiler, python3, pkg-config, clang (build, tests, fuzzing),
+#   scripts/deps.sh build   compiler, python3, pkg-config, cmake, man, clang (build, tests, fuzzing),
 #                           clang-16 and LLVM 16 (the CAS-DSM pass, tsrcc)
 #   scripts/deps.sh bench   also Open MPI and matplotlib (benchmarks)
 #   scripts/deps.sh ssh | slurm | mpirun | mpich | netfilter   what one cluster test
@@ -18,6 +18,8 @@ command -v make >/dev/null || need_apt+=(make)
 command -v python3 >/dev/null || need_apt+=(python3)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
 command -v m4 >/dev/null || need_apt+=(m4) # PARMACS programs (share/tessera/c.m4.tessera)
+command -v cmake >/dev/null || need_apt+=(cmake) # tests/sh/install_cmake.sh: find_package(Tessera)
+command -v man >/dev/null || need_apt+=(man-db) # the same: man -l on the installed pages
 command -v clang >/dev/null || need_apt+=(clang) # the fuzz targets (make fuzz)
 # CAS-DSM's pass plugin, tsrcc and the pass's FileCheck tests (docs/CAS.md)
 command -v clang-16 >/dev/null || need_apt+=(clang-16)

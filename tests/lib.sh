@@ -7,7 +7,8 @@
 # or under tests/run.sh. It ends with `finish`, which prints the TAP plan and
 # exits non-zero if any check failed. `skip_all REASON` skips the whole file
 # where the machine cannot run it, `skip REASON` one check (the reason is
-# printed).
+# printed); `missing_all` and `missing` do the same for a dependency that
+# scripts/deps.sh installs, and fail instead under CI=true.
 #
 # Environment: B (build directory, default build), TSRUN (default
 # $B/bin/tsrun). LOG is a private temporary directory, removed on exit.
@@ -31,6 +32,21 @@ skip_all() { printf '1..0 # SKIP %s\n' "$1"; exit 0; }
 
 # skip REASON: one check this machine cannot make (the reason is printed).
 skip() { _tap_n=$((_tap_n + 1)); printf 'ok %d # SKIP %s\n' "$_tap_n" "$1"; }
+
+# missing REASON, missing_all REASON: like skip and skip_all, for what
+# scripts/deps.sh installs (a compiler, a launcher, a daemon). Under CI
+# (CI=true) deps.sh has run, so a missing dependency is a failure: a run
+# that skipped every CAS or cluster test must not pass.
+missing() {
+    if [ "${CI:-}" = true ]; then bad "$1 (CI=true: scripts/deps.sh should have installed it)"
+    else skip "$1"; fi
+}
+missing_all() {
+    [ "${CI:-}" = true ] || skip_all "$1"
+    bad "$1 (CI=true: scripts/deps.sh should have installed it)"
+    finish
+    exit 1
+}
 
 finish() { printf '1..%d\n' "$_tap_n"; [ "$_tap_failed" -eq 0 ]; }
 

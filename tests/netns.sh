@@ -103,7 +103,7 @@ netns_test_hosts() { # tag n [deps...]
     [ "$(id -u)" -eq 0 ] || skip_all "network namespaces need root"
     for dep in ssh "$@"; do
         scripts/deps.sh "$dep" >"$LOG/deps" 2>&1 ||
-            skip_all "cannot install what '$dep' needs: $(tail -1 "$LOG/deps")"
+            missing_all "cannot install what '$dep' needs: $(tail -1 "$LOG/deps")"
     done
     trap 'netns_down; rm -rf "$LOG"' EXIT
     netns_up "$LOG" "$tag" "$n" >"$LOG/net" 2>&1 ||

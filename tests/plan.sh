@@ -21,7 +21,8 @@
 # T is a space-separated list of shell patterns; a test is planned when its
 # name contains one of them (`T=lock_counter`, `T='sh/ unit/'`, T unset: all).
 # B is the build directory (default build), TSR_TEST_MATRIX the matrix file
-# (default tests/matrix, whose comment describes its lines).
+# (default tests/matrix, whose comment describes its lines), TSR_TEST_TIER
+# a tier (below).
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -33,11 +34,26 @@ read -ra patterns <<<"${T:-}"
 
 die() { echo "tests/plan.sh: $*" >&2; exit 2; }
 
-matches() {
-    [ ${#patterns[@]} -eq 0 ] && return 0
-    local p
-    for p in "${patterns[@]}"; do [[ $1 == *$p* ]] && return 0; done
+# TSR_TEST_TIER=NAME: only the tests tests/NAME.tier lists, one pattern a
+# line (make check: quick).
+tier=()
+if [ -n "${TSR_TEST_TIER:-}" ]; then
+    [[ $TSR_TEST_TIER =~ ^[a-z]+$ && -r tests/$TSR_TEST_TIER.tier ]] ||
+        die "TSR_TEST_TIER='$TSR_TEST_TIER': there is no tests/$TSR_TEST_TIER.tier"
+    mapfile -t tier < <(grep -v '^#' "tests/$TSR_TEST_TIER.tier")
+fi
+
+# any_of NAME PATTERNS...: NAME contains one of the PATTERNS, or none is given.
+any_of() {
+    local name=$1 p
+    shift
+    [ $# -eq 0 ] && return 0
+    for p in "$@"; do [[ $name == *$p* ]] && return 0; done
     return 1
+}
+
+matches() {
+    any_of "$1" "${tier[@]}" && any_of "$1" "${patterns[@]}"
 }
 
 # write_test NAME BODY: writes the TAP source of test NAME, whose BODY runs

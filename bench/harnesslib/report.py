@@ -113,7 +113,7 @@ class Report:
         mode = "quick (small inputs)" if self.cfg.quick else "full"
         return "\n".join([
             f"Machine: {m['cores']} cores ({m['cpu']}), {m['memory']} memory, "
-            f"Linux {m['kernel']}; {m['mpi']}.  ",
+            f"Linux {m['kernel']}; {m['mpi']}; commit {m.get('commit', 'unknown')}.  ",
             f"Mode: {mode}; repetitions of each run: {self.repetitions()}; figures are "
             f"medians of the passing runs; {dt.datetime.now().strftime('%Y-%m-%d %H:%M')}.  ",
             "Times are the timed parallel section each program reports (seconds). "

@@ -113,4 +113,11 @@ def machine_info(cfg: argparse.Namespace) -> dict[str, str | int]:
         info["mpi"] = out.strip().splitlines()[0] if out.strip() else ""
     except (OSError, subprocess.SubprocessError):
         info["mpi"] = "not found"
+    # The commit measured, so that a report says which code its figures are of.
+    try:
+        out = subprocess.run(["git", "-C", str(cfg.root), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, timeout=30).stdout
+        info["commit"] = out.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        info["commit"] = "unknown"
     return info

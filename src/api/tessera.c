@@ -12,6 +12,7 @@
 #include "api/layout.h"
 #include "api/malloc.h"
 #include "boot/boot.h"
+#include "boot/rendezvous.h"
 #include "coherence/coherence.h"
 #include "ga/ga.h"
 #include "detect/detect.h"
@@ -73,6 +74,7 @@ int tsr_init(int *argc, char ***argv)
     running = 1;
     on_exit(say_how_it_ended, NULL);
     fatal_signals_install();
+    config_set_probe(rendezvous_detect);
     config_load();
     if (!cfg.boot && cfg.nodes > 1) /* srun or mpirun: see aslr_restart */
         aslr_restart(argv ? *argv : NULL);
@@ -113,7 +115,7 @@ void tsr_finalize(void)
                 lock_held_count());
     ga_fence_all();
     fork_finalize();
-    int stats_lost = stats_report();
+    int stats_lost = stats_report(!(cfg.stats && boot_send_stats()));
     globals_unshare();
     transport_shutdown();
     boot_fin();

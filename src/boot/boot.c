@@ -22,6 +22,7 @@
 #include "boot/boot_proto.h"
 #include "boot/iface.h"
 #include "boot/rendezvous.h"
+#include "stats/stats.h"
 #include "util/config.h"
 #include "util/cpu.h"
 #include "util/io.h"
@@ -406,6 +407,21 @@ int boot_launcher_gone(char *why, size_t len)
         return 0;
     snprintf(why, len, "lost its launcher: its parent, process %d (slurmstepd, orted or mpirun), "
              "ended", (int)launcher_pid);
+    return 1;
+}
+
+static void send_stat(const char *name, uint64_t value, int ns, void *ctx)
+{
+    boot_stat s = {BOOT_MAGIC, BOOT_STAT, ns ? BOOT_STAT_NS : BOOT_STAT_COUNT, {0}, value, {0}};
+    snprintf(s.name, sizeof s.name, "%s", name);
+    io_write_all(boot.launcher_fd, &s, sizeof s);
+}
+
+int boot_send_stats(void)
+{
+    if (boot.launcher_fd < 0)
+        return 0;
+    stats_each(send_stat, NULL);
     return 1;
 }
 

@@ -50,6 +50,11 @@ int boot_launcher_news(char *why, size_t len);
  * node (its parent) has ended, and why in `why`; the comm thread asks with
  * each heartbeat tick, so the node ends with its launcher. */
 int boot_launcher_gone(char *why, size_t len);
+
+/* Sends this node's counters to tsrun, which prints the job's one table
+ * (TSR_STATS). Returns 0 if there is no tsrun to send them to: the node
+ * prints its own table then. */
+int boot_send_stats(void);
 /* Tells tsrun this node finished tsr_finalize. */
 void boot_fin(void);
 

@@ -16,6 +16,7 @@
  *                               itself, so stop the job and kill it now
  *  node -> tsrun   BOOT_DIED    I am ending for a reason of my own (why, as
  *                               printed on my stderr): repeat it with my exit
+ *  node -> tsrun   BOOT_STAT    one of my counters (TSR_STATS), before BOOT_FIN
  */
 #ifndef TSR_BOOT_PROTO_H
 #define TSR_BOOT_PROTO_H
@@ -34,7 +35,8 @@ enum {
     MESH_ACK,
     BOOT_STOP,
     BOOT_HUNG,
-    BOOT_DIED
+    BOOT_DIED,
+    BOOT_STAT
 };
 
 /* A reason, NUL included: a note of 1 KiB. Reasons are relayed whole up to
@@ -86,5 +88,19 @@ typedef struct boot_note {
     char reason[BOOT_REASON_LEN]; /* BOOT_ABORT, BOOT_STOP, BOOT_HUNG, BOOT_DIED: why,
                                      NUL-terminated */
 } boot_note;
+
+/* BOOT_STAT: one counter, the size of a note, so that tsrun reads both
+ * alike. tsrun checks every field (launcher/jobstats.c): the kind, and a
+ * name of [a-z0-9_] ended within its field, of a unit that agrees with the
+ * other nodes'; it keeps at most a table's rows of names. */
+enum { BOOT_STAT_COUNT = 0, BOOT_STAT_NS = 1 };
+typedef struct boot_stat {
+    uint32_t magic, type;
+    uint32_t kind;        /* BOOT_STAT_COUNT, or BOOT_STAT_NS: a wait in nanoseconds */
+    char name[52];        /* NUL-terminated */
+    uint64_t value;
+    char pad[sizeof(boot_note) - 72];
+} boot_stat;
+_Static_assert(sizeof(boot_stat) == sizeof(boot_note), "a BOOT_STAT is read as a note");
 
 #endif

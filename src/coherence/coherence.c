@@ -32,6 +32,10 @@ static waiter counted[2];
  * answer must cost what the job allocated, not what it reserved. */
 static _Atomic uint32_t kept[COH_NPROTO];
 
+coh_sync_ops coh_sync;
+
+void coh_lend_sync(const coh_sync_ops *ops) { coh_sync = *ops; }
+
 void coh_init(void)
 {
     for (size_t i = 1; i < COH_NPROTO; i++)

@@ -19,6 +19,18 @@
 #include "tessera.h"
 
 void coh_init(void);
+
+/* What a protocol needs of the synchronization layer, which lies above
+ * this one: Munin's collective hints pass barriers, and a read of data
+ * bound to a lock peeks at the lock. sync lends both at its init
+ * (lock_init), so the protocols call up through these pointers and no
+ * include of theirs points up a layer. */
+typedef struct coh_sync_ops {
+    void (*barrier)(void);
+    void (*lock_peek)(int lock);
+} coh_sync_ops;
+extern coh_sync_ops coh_sync;
+void coh_lend_sync(const coh_sync_ops *ops);
 /* Gives pages [first, first+n) to the allocation's protocol and homes. */
 void coh_map(uint32_t first, uint32_t n, const tsr_attr *attr);
 /* Hands pages [first, first+n) of an allocation being freed back to its

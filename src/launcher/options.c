@@ -16,6 +16,15 @@
 #include "util/aslr.h"
 #include "util/log.h"
 
+/* The Makefile passes both (from SO_VERSION and git); a build outside it
+ * says so rather than guessing. */
+#ifndef TSR_VERSION_TEXT
+#define TSR_VERSION_TEXT "unknown"
+#endif
+#ifndef TSR_COMMIT
+#define TSR_COMMIT "unknown"
+#endif
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -29,10 +38,13 @@ static void usage(FILE *f)
             "      --stdin WHO      who reads tsrun's input: a node id, all, none\n"
             "                       (default: node 0 with hosts, shared by all on one host)\n"
             "  -p, --prefix         prefix every output line with [node]\n"
-            "  -s, --stats          print each node's statistics at exit (TSR_STATS=1)\n"
-            "  -j, --stats-json F   append each node's statistics as JSON to F\n"
+            "  -s, --stats          print the job's statistics at exit, one table of the\n"
+            "                       counters not zero, nodes side by side (TSR_STATS=1;\n"
+            "                       TSR_STATS=all for every counter)\n"
+            "  -j, --stats-json F   append each node's statistics, every counter, as JSON to F\n"
             "  -m, --memory SIZE    shared address space per job, e.g. 16G (TSR_MEMORY)\n"
             "  -t, --timeout SECS   stop the job if it runs longer than SECS\n"
+            "  -V, --version        the version, and the commit tsrun was built from\n"
             "  -h, --help           this text\n\n"
             "Exit status: the first failing node's status (128+signal if killed, 1 if it\n"
             "exited 0 without tsr_finalize), 124 after -t, 2 for a request tsrun refuses.\n"
@@ -88,6 +100,12 @@ static long env_long(const char *name, long dflt, long lo, long hi)
     return s && *s ? parse_long(name, s, lo, hi) : dflt;
 }
 
+static int stats_all(void)
+{
+    const char *s = getenv("TSR_STATS");
+    return s && !strcmp(s, "all");
+}
+
 void options_parse(int argc, char **argv, tsrun_options *opt)
 {
     static const struct option longopts[] = {
@@ -96,7 +114,8 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         {"memory", required_argument, 0, 'm'},     {"timeout", required_argument, 0, 't'},
         {"hosts", required_argument, 0, 'H'},      {"hostfile", required_argument, 0, 'F'},
         {"ssh", required_argument, 0, 'S'},        {"stdin", required_argument, 0, 'I'},
-        {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+        {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
     int c;
     char why[256];
     const char *hosts = getenv("TSR_HOSTS"), *ssh = getenv("TSR_SSH");
@@ -104,11 +123,11 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         ssh_command("TSR_SSH", ssh);
     if (hosts && *hosts && remote_add_hosts(hosts, why, sizeof why))
         refuse("TSR_HOSTS='%s': %s", hosts, strncmp(why, "-H: ", 4) ? why : why + 4);
-    while ((c = getopt_long(argc, argv, "+n:psj:m:t:hH:", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+n:psj:m:t:hVH:", longopts, NULL)) != -1) {
         switch (c) {
         case 'n': opt->n = (int)parse_long("-n", optarg, 1, 4096); break;
         case 'p': opt->prefix = 1; break;
-        case 's': set_env("TSR_STATS", "1"); break;
+        case 's': set_env("TSR_STATS", stats_all() ? "all" : "1"); break;
         case 'j': set_env("TSR_STATS_JSON", optarg); break;
         case 'm': set_env("TSR_MEMORY", optarg); break;
         case 't': opt->timeout = (double)parse_long("--timeout", optarg, 1, 1L << 30); break;
@@ -117,6 +136,7 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         case 'S': remote_set_ssh(ssh_command("--ssh", optarg)); break;
         case 'I': refuse_if(remote_set_stdin(optarg, why, sizeof why), why); break;
         case 'h': usage(stdout); exit(0);
+        case 'V': printf("tsrun (Tessera) %s, commit %s\n", TSR_VERSION_TEXT, TSR_COMMIT); exit(0);
         default: usage(stderr); exit(2);
         }
     }

@@ -37,6 +37,7 @@
 #include "boot/boot_proto.h"
 #include "boot/budget.h"
 #include "boot/gate.h"
+#include "launcher/jobstats.h"
 #include "launcher/options.h"
 #include "launcher/remote.h"
 #include "transport/shm.h"
@@ -332,6 +333,8 @@ static void on_note(int i, const boot_note *note)
         nodes[i].finished = 1;
     if (note->type == BOOT_DIED && !nodes[i].said)
         nodes[i].said = strndup(note->reason, sizeof note->reason - 1);
+    if (note->type == BOOT_STAT)
+        jobstats_take(i, note);
     if (note->type != BOOT_STOP && note->type != BOOT_HUNG)
         return;
     nodes[i].consequence = 1;
@@ -557,6 +560,7 @@ int main(int argc, char **argv)
     nodes = calloc((size_t)opt.n, sizeof *nodes);
     if (!nodes)
         refuse("out of memory for %d nodes", opt.n);
+    jobstats_init(opt.n);
     if (pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK))
         refuse("cannot make a pipe: %s", strerror(errno));
     char boot_addr[32];
@@ -573,5 +577,6 @@ int main(int argc, char **argv)
     if (remote_feed_stdin())
         abandon("cannot start the process that forwards tsrun's input: %s", strerror(errno));
     watch(started_at);
+    jobstats_print();
     return exit_status;
 }

@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "stats/table.h"
 #include "util/config.h"
 #include "util/guard.h"
 #include "util/io.h"
@@ -32,11 +34,17 @@ void stats_claim(void)
     stats_mine.block = &blocks[stats_mine.shared ? STATS_BLOCKS : i].c;
 }
 
+/* The blocks claimed so far. */
+static int nblocks(void)
+{
+    int n = atomic_load(&claimed);
+    return n > STATS_BLOCKS ? STATS_BLOCKS + 1 : n;
+}
+
 /* The sums over every block. */
 static void sum(tsr_counters *out)
 {
-    int n = atomic_load(&claimed);
-    n = n > STATS_BLOCKS ? STATS_BLOCKS + 1 : n;
+    int n = nblocks();
 #define STATS_SUM(name) \
     do { \
         uint64_t v = 0; \
@@ -51,6 +59,15 @@ static void sum(tsr_counters *out)
 #undef STATS_SUM_TIME
 #undef STATS_SUM_COUNT
 #undef STATS_SUM
+}
+
+uint64_t stats_posted(void)
+{
+    int n = nblocks();
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v += atomic_load_explicit(&blocks[i].c.posted, memory_order_relaxed);
+    return v;
 }
 
 void tsr_stats_get(tsr_stats *out)
@@ -74,9 +91,47 @@ void tsr_stats_reset(void)
     stats_counters_reset();
 }
 
-/* Each report is built in one buffer and goes out with one write(2) where
- * the kernel allows, so that the lines of several nodes sharing stderr or
- * one JSON file do not interleave. */
+void stats_each(stats_visit *fn, void *ctx)
+{
+    tsr_stats s;
+    tsr_stats_get(&s);
+#define STATS_EACH_TIME(name, text) fn(#name, (uint64_t)(s.name * 1e9 + 0.5), 1, ctx);
+    STATS_TIMES(STATS_EACH_TIME)
+#undef STATS_EACH_TIME
+#define STATS_EACH(name, text) fn(#name, s.name, 0, ctx);
+    STATS_COUNTERS(STATS_EACH)
+#undef STATS_EACH
+    const stats_counter *c;
+    for (int i = 0; (c = stats_counter_at(i)); i++)
+        fn(c->name, atomic_load(&c->value), 0, ctx);
+}
+
+static void table_row(const char *name, uint64_t value, int ns, void *t)
+{
+    stats_table_set(t, 0, name, value, ns);
+}
+
+/* This node's own table, for a node that no tsrun gathers the job's
+ * table for; written with one write(2) where the kernel allows, so that
+ * the tables of nodes sharing stderr do not interleave. */
+static void print_table(void)
+{
+    stats_table *t = stats_table_new(1, cfg.node);
+    char *text = NULL;
+    if (t) {
+        stats_each(table_row, t);
+        text = stats_table_format(t, cfg.stats == STATS_ALL);
+    }
+    if (text)
+        io_write_all(STDERR_FILENO, text, strlen(text));
+    else
+        log_warn("cannot print the statistics table: out of memory");
+    free(text);
+    stats_table_free(t);
+}
+
+/* The JSON line is built in one buffer and goes out with one write(2), so
+ * that the lines of several nodes sharing one file do not interleave. */
 typedef struct report {
     char buf[8192];
     size_t len;
@@ -93,23 +148,8 @@ static void put(report *r, const char *fmt, ...)
         r->len += (size_t)n < room ? (size_t)n : room - 1;
 }
 
-/* Both reports list the shared counters, the named counters, then the
- * times, in the same order. */
-static void put_table(report *r, const tsr_stats *s)
-{
-    put(r, "--- tessera statistics, node %d of %d ---\n", cfg.node, cfg.nodes);
-#define STATS_ROW(name, text) put(r, "  %-22s %14llu  %s\n", #name, (unsigned long long)s->name, text);
-    STATS_COUNTERS(STATS_ROW)
-#undef STATS_ROW
-    const stats_counter *c;
-    for (int i = 0; (c = stats_counter_at(i)); i++)
-        put(r, "  %-22s %14llu  %s\n", c->name, (unsigned long long)atomic_load(&c->value),
-            c->text);
-#define STATS_ROW_TIME(name, text) put(r, "  %-22s %14.6f  %s\n", #name, s->name, text);
-    STATS_TIMES(STATS_ROW_TIME)
-#undef STATS_ROW_TIME
-}
-
+/* The JSON object lists the shared counters, the named counters, then the
+ * times: the order it always had, which readers may rely on. */
 static void put_json(report *r, const tsr_stats *s)
 {
     put(r, "{\"node\":%d,\"nodes\":%d", cfg.node, cfg.nodes);
@@ -139,17 +179,14 @@ static int append_json(const report *r)
     return 0;
 }
 
-int stats_report(void)
+int stats_report(int table)
 {
     static report r; /* 8 KiB: off the stack */
-    tsr_stats s;
-    tsr_stats_get(&s);
-    if (cfg.stats) {
-        r.len = 0;
-        put_table(&r, &s);
-        io_write_all(STDERR_FILENO, r.buf, r.len);
-    }
+    if (cfg.stats && table)
+        print_table();
     if (cfg.stats_json && *cfg.stats_json) {
+        tsr_stats s;
+        tsr_stats_get(&s);
         r.len = 0;
         put_json(&r, &s);
         return append_json(&r);

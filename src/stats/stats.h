@@ -52,6 +52,7 @@ typedef struct tsr_counters {
 #define STATS_TIME_FIELD(name, text) _Atomic uint64_t name##_ns;
     STATS_TIMES(STATS_TIME_FIELD)
 #undef STATS_TIME_FIELD
+    _Atomic uint64_t posted; /* messages the transport has (stats_posted) */
 } tsr_counters;
 
 /* Blocks for this many threads; those past them share one more, by locked
@@ -113,10 +114,22 @@ void stats_counters_reset(void);
 
 #define COUNTER_ADD(c, n) atomic_fetch_add_explicit(&(c).value, (uint64_t)(n), memory_order_relaxed)
 
+/* Messages this node's threads have handed to the transport, counted
+ * after messages_sent (which a message's receipt must never precede): a
+ * test that sees it grow knows its message is on its way. Not reset, and
+ * in no report. */
+uint64_t stats_posted(void);
+
+/* Visits every counter of this node: the waits first (in nanoseconds,
+ * `ns` set), then the shared counters, then the named ones. */
+typedef void stats_visit(const char *name, uint64_t value, int ns, void *ctx);
+void stats_each(stats_visit *fn, void *ctx);
+
 /* At tsr_finalize, after its barrier: every message of the job has been
- * received then, so the nodes' counters balance. Prints the table
- * (TSR_STATS=1) and appends the JSON line (TSR_STATS_JSON); returns -1,
- * having printed the cause, if the JSON line could not be written. */
-int stats_report(void);
+ * received then, so the nodes' counters balance. Prints this node's table
+ * if TSR_STATS asks for one and `table` is set (no tsrun gathers the job's
+ * table), and appends the JSON line (TSR_STATS_JSON); returns -1, having
+ * printed the cause, if the JSON line could not be written. */
+int stats_report(int table);
 
 #endif

@@ -249,12 +249,21 @@ void lock_init(void)
     for (int id = 0; id < COH_LOCK_SLOTS; id++)
         mine[id].next.node = -1;
     lock_manager_init();
+    coh_lend_sync(&(coh_sync_ops){tsr_barrier, lock_peek});
     am_register(MSG_LOCK_FWD, on_lock_fwd);
     am_register(MSG_LOCK_GRANT, on_lock_grant);
     am_register(MSG_LOCK_DATA, on_lock_data);
 }
 
 int lock_held_here(int id) { return held_here[id]; }
+
+int lock_successor(int id)
+{
+    pthread_mutex_lock(&node_mutex);
+    int node = mine[id].on ? mine[id].next.node : -1;
+    pthread_mutex_unlock(&node_mutex);
+    return node;
+}
 
 int lock_held_count(void) { return nheld; }
 

@@ -39,6 +39,10 @@ void lock_release(int id);
 void flag_init(void);
 /* Whether this node holds lock `id` (the stall detector asks). */
 int lock_held_here(int id);
+/* The node whose request for lock `id` the manager forwarded here, to be
+ * granted at this node's release; -1 while there is none (tests wait on
+ * it for "the request has arrived"). */
+int lock_successor(int id);
 /* Reads the data bound to lock `id` (coherence/payload.h) without taking
  * the lock: asks its manager, which answers when the lock is free, and
  * waits for the answer to be installed. Async-signal-safe (Munin's fault

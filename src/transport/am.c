@@ -101,12 +101,24 @@ static int counted(int type)
     return type != MSG_BYE && type != MSG_HEARTBEAT && type != MSG_WHERE_ASK && type != MSG_WHERE;
 }
 
-static void count_sent(const am_msg *m)
+/* Counted before the backend has it, so that a message's count always
+ * precedes its receipt: the nodes' sums balance once every message is
+ * received, whichever thread sent it. */
+static void count_sent(int type, size_t len)
 {
-    if (!counted(m->hdr.type))
+    if (!counted(type))
         return;
     STAT_ADD(messages_sent, 1);
-    STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + m->hdr.len);
+    STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + len);
+}
+
+/* And once the backend has it (written, or queued behind the earlier
+ * messages to that node): a thread that sees this count go up knows the
+ * message is on its way, so a test waits for that instead of sleeping. */
+static void count_posted(int type)
+{
+    if (counted(type))
+        STAT_ADD(posted, 1);
 }
 
 /* A heap copy of m (header and payload in one block) owned by the transport.
@@ -149,17 +161,18 @@ static void send_by(void (*post)(int, am_msg *), int dest, int type, uint64_t a0
         core_post_self(copy_msg(&m)); /* not counted: it does not leave the process */
         return;
     }
-    count_sent(&m);
+    count_sent(type, len);
     if (guarded(payload, len)) {
         /* Copied here, with no lock held: the copy may fault, and the fault
          * handler sends messages of its own (see am_guard_range). */
         post(dest, copy_msg(&m));
-        return;
+    } else {
+        /* Try to write it at once; the backend copies it (via am_msg.heap =
+         * -1) only if the socket cannot take all of it now. */
+        m.heap = -1;
+        post(dest, &m);
     }
-    /* Try to write it at once; the backend copies it (via am_msg.heap = -1)
-     * only if the socket cannot take all of it now. */
-    m.heap = -1;
-    post(dest, &m);
+    count_posted(type);
 }
 
 void am_send(int dest, int type, uint64_t a0, uint64_t a1, uint64_t a2, const void *payload,
@@ -194,8 +207,10 @@ void am_multicast(const int *dests, int n, int type, uint64_t a0, uint64_t a1, u
     for (int i = 0; i < n; i++) {
         if (dests[i] == cfg.node)
             continue;
-        if (native)
-            count_sent(&m);
+        if (native) {
+            count_sent(type, len);
+            count_posted(type);
+        }
         else
             am_send(dests[i], type, a0, a1, a2, payload, len);
     }
@@ -213,8 +228,9 @@ void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a
         core_post_self(m);
         return;
     }
-    count_sent(m);
+    count_sent(type, len);
     core_post(dest, m);
+    count_posted(type);
 }
 
 void am_expect_reply(void) { core_expect_reply(); }

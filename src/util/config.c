@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "boot/rendezvous.h"
 #include "util/aslr.h"
 #include "util/io.h"
 #include "util/log.h"
@@ -107,6 +106,10 @@ static const char *load_rendezvous_dir(void)
     return dflt;
 }
 
+static config_probe *launcher_probe;
+
+void config_set_probe(config_probe *probe) { launcher_probe = probe; }
+
 static void load_job(void)
 {
     cfg.boot = env("TSR_BOOT");
@@ -116,7 +119,8 @@ static void load_job(void)
         cfg.node = (int)env_long("TSR_NODE", 0, 0, cfg.nodes - 1);
         if (!cfg.secret)
             log_die("TSR_BOOT is set but TSR_SECRET is not: start programs with tsrun");
-    } else if (!rendezvous_detect(&cfg.node, &cfg.nodes, cfg.job_key, sizeof cfg.job_key)) {
+    } else if (!launcher_probe ||
+               !launcher_probe(&cfg.node, &cfg.nodes, cfg.job_key, sizeof cfg.job_key)) {
         cfg.nodes = 1;
         cfg.node = 0;
     }
@@ -230,6 +234,7 @@ void config_load(void)
     static const char *const handoff[] = {"direct", "manager", NULL};
     static const char *const fetch[] = {"message", "direct", NULL};
     static const char *const ga_engine[] = {"ordercache", "ordernocache", "sequencer", NULL};
+    static const char *const stats[] = {"0", "1", "all", NULL};
 
     load_job();
     log_set_node(cfg.node);
@@ -238,7 +243,7 @@ void config_load(void)
     cfg.progress = (progress_t)env_choice("TSR_PROGRESS", progress, PROGRESS_HYBRID);
     cfg.spin_us = (unsigned)env_long("TSR_SPIN_US", 50, 0, 10000000);
     cfg.poll_us = (unsigned)env_long("TSR_POLL_US", 50, 0, 10000000);
-    cfg.stats = (int)env_long("TSR_STATS", 0, 0, 1);
+    cfg.stats = env_choice("TSR_STATS", stats, STATS_OFF);
     cfg.stats_json = env("TSR_STATS_JSON");
     cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 1);
     cfg.detect = (detect_t)env_choice("TSR_DETECT", access, DETECT_SEGV);

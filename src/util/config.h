@@ -20,6 +20,7 @@ typedef enum { DETECT_SEGV = 0, DETECT_UFFD, DETECT_AUTO } detect_t;
 typedef enum { TRANSPORT_TCP = 0, TRANSPORT_SHM, TRANSPORT_AUTO, TRANSPORT_UDP } transport_t;
 typedef enum { MULTICAST_TREE = 0, MULTICAST_IP, MULTICAST_OFF } multicast_t;
 typedef enum { PROTO_HLRC = 0, PROTO_LRC, PROTO_SCOPE } job_proto_t;
+typedef enum { STATS_OFF = 0, STATS_NONZERO, STATS_ALL } stats_t;
 
 /* TSR_FAULTS: what the udp backend does to its datagrams on purpose. */
 typedef struct tsr_faults {
@@ -42,7 +43,7 @@ typedef struct tsr_config {
     progress_t progress;      /* TSR_PROGRESS: hybrid | spin | block */
     unsigned spin_us;         /* TSR_SPIN_US: how long hybrid spins */
     unsigned poll_us;         /* TSR_POLL_US: least time between two looks of tsr_poll */
-    int stats;                /* TSR_STATS=1: table at exit */
+    stats_t stats;            /* TSR_STATS=0 | 1 (the counters not zero) | all: table at exit */
     const char *stats_json;   /* TSR_STATS_JSON: file to append JSON to */
     int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */
     detect_t detect;          /* TSR_DETECT: segv | uffd | auto */
@@ -86,7 +87,15 @@ void config_shared(uint64_t value[CONFIG_SHARED]);
 const char *config_shared_name(int i);
 const char *config_shared_text(int i, uint64_t value, char *buf, size_t len);
 
-/* Reads the environment into cfg; exits with a message on a bad value. */
+/* How a process that tsrun did not start learns its place in a job that
+ * srun or mpirun started: the boot layer's rendezvous_detect, which
+ * tsr_init hands over (this layer, below boot, cannot call it). Returns 1
+ * having set node, nodes and the job's key, or 0 for a process alone. */
+typedef int config_probe(int *node, int *nodes, char *key, size_t len);
+void config_set_probe(config_probe *probe);
+/* Reads the environment into cfg; exits with a message on a bad value.
+ * Without TSR_BOOT or a probe that recognizes a launcher, the process is a
+ * job of one node. */
 void config_load(void);
 /* Parses "16G", "512M", "4096", "64k", "16GiB", "0x100000": returns 0, or
  * -1 if s is not such a size or the size does not fit in size_t. */

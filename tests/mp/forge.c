@@ -13,6 +13,7 @@
  * them. */
 /* tsr-test: suite -n 2,4 */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "coherence/outbox.h"
 #include "memory/arena.h"
 #include "memory/region.h"
+#include "stats/stats.h"
 #include "tessera_munin.h"
 #include "transport/request.h"
 #include "transport/transport.h"
@@ -172,18 +174,15 @@ static void forge_locks(void)
 
 /* Node 1 arrives at barrier `epoch` a second time, once its own arrival is
  * out (it has nothing to flush, so that arrival is the only message its
- * barrier sends). Node 0 arrives a second later, so the barrier is still
- * open. */
+ * barrier sends, and stats_posted counts it once the transport has it).
+ * Node 0 arrives only once it has rejected the second arrival, so the
+ * barrier is still open when it comes. */
 static uint64_t sent_before;
 static int nodes; /* tsr_nodes(), which only the application thread may call */
 static void *arrive_again(void *epoch)
 {
-    tsr_stats s;
-    do {
-        usleep(1000);
-        tsr_stats_get(&s);
-    } while (s.messages_sent == sent_before);
-    usleep(100000);
+    while (stats_posted() == sent_before)
+        sched_yield();
     forge('r', MSG_BARRIER_ARRIVE, (uint64_t)(uintptr_t)epoch, 0, 0,
           (size_t)nodes * sizeof(uint32_t) + sizeof(coll_sig));
     return NULL;
@@ -192,18 +191,19 @@ static void *arrive_again(void *epoch)
 static void barrier_arrived_twice(int me)
 {
     pthread_t t;
+    /* Every forgery before this one has been rejected: they reached node 0
+     * before node 1's arrival at the last barrier. */
+    uint64_t rejected_before = counter("messages_rejected");
     /* Every node has read what it reads: none asks node 1 for anything
      * now, whose answer the helper would take for node 1's arrival. */
     tsr_barrier();
     if (me == 1) {
-        tsr_stats s;
         nodes = tsr_nodes();
-        tsr_stats_get(&s);
-        sent_before = s.messages_sent;
+        sent_before = stats_posted();
         pthread_create(&t, NULL, arrive_again, (void *)(uintptr_t)coh_epoch());
     }
-    if (me == 0)
-        sleep(1);
+    while (me == 0 && counter("messages_rejected") == rejected_before)
+        sched_yield();
     tsr_barrier();
     if (me == 1)
         pthread_join(t, NULL);

@@ -8,9 +8,10 @@
  * hand-off went through it, as under TSR_LOCK_HANDOFF=manager, which this
  * test then expects). */
 /* tsr-test: suite -n 3 */
+#include <sched.h>
 #include <stdio.h>
-#include <unistd.h>
 
+#include "sync/sync.h"
 #include "tessera.h"
 #include "util/config.h"
 
@@ -26,7 +27,12 @@ int main(int argc, char **argv)
         tsr_lock(2);
     tsr_barrier();
     if (me == 0) {
-        usleep(500 * 1000); /* node 1's request reaches node 0 meanwhile */
+        /* Release only once node 1's request, forwarded by node 2, is
+         * here: released earlier, the lock would go back to node 2. Under
+         * the manager's hand-off every release goes there anyway, and no
+         * request is forwarded. */
+        while (!cfg.handoff_via_manager && lock_successor(2) != 1)
+            sched_yield();
         tsr_unlock(2);
     } else if (me == 1) {
         tsr_lock(2);

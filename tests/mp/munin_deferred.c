@@ -7,25 +7,35 @@
  * write request (node 1), which must invalidate node 2's copy and so makes
  * the page busy; a returned copy (node 2, tsr_hint_invalidate); and a read
  * request (node 3). Node 3 stops node 0 with SIGSTOP, then each node in
- * turn sends its message and hands over to the next with a signal. Node 3
- * stops node 2, whose acknowledgement ends the transaction, sends its own
- * request, and resumes node 0, then node 2 a moment later. Node 0 reads
- * its peers in node order, so it defers the return and the read behind the
- * write. Before the fix, serving the return ended the deferral and node 3
- * waited forever (the test script's time limit turns that into a failure).
+ * turn sends its message and, once it is on its way (stats_posted counts
+ * a message once the transport has it), hands over to the next with a
+ * signal. Node 3 stops node 2, whose acknowledgement ends the transaction,
+ * sends its own request, and resumes node 0. Node 0 reads its peers in
+ * node order, so it defers the return and the read behind the write; once
+ * it has deferred both (requests_deferred), it resumes node 2. Before the
+ * fix, serving the return ended the deferral and node 3 waited forever
+ * (the test script's time limit turns that into a failure). Every step
+ * waits for the event it needs, not for time.
  *
- * The pauses only make the bug's order likely; whatever order the messages
- * take, the job must finish and see node 1's write.
+ * Node 0's communication thread may have been stopped in the middle of a
+ * pass over its peers: it then reads them from node 2 or 3 on, serves the
+ * read at once, and defers fewer than two requests. Node 3, whose read
+ * returned, resumes node 2 then: whatever order the messages take, the
+ * job must finish and see node 1's write.
  */
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "munin_test.h"
+#include "signal_when.h"
+#include "stats/stats.h"
 
 /* Waits until every thread of process pid is stopped (its comm thread
  * included: then no message to it is handled). */
@@ -59,48 +69,27 @@ static void wait_stopped(pid_t pid)
         closedir(d);
         if (!running)
             return;
-        usleep(1000);
+        usleep(1000); /* only spaces the looks at /proc */
     }
 }
 
-/* Once this node has sent one more message than `before`: signals `next`,
- * then (if set) resumes `then` a moment later. */
-typedef struct relay {
-    pthread_t thread;
-    pid_t next, then;
-    int sig;
-    uint64_t before;
-} relay;
+/* Node 0, the manager: resumes node 2 once the return and the read wait
+ * behind the write's transaction, which node 2's acknowledgement ends. */
+static atomic_int job_done; /* node 0 passed the barrier after the requests */
 
-static void *relay_main(void *arg)
+static void *resume_when_deferred(void *node2)
 {
-    relay *r = arg;
-    tsr_stats s;
+    uint64_t deferred = 0;
     do {
-        usleep(1000);
-        tsr_stats_get(&s);
-    } while (s.messages_sent == r->before);
-    usleep(50000); /* a message is counted just before it is written */
-    kill(r->next, r->sig);
-    if (r->then) {
-        usleep(100000); /* node 0 has read every request meanwhile */
-        kill(r->then, SIGCONT);
-    }
+        sched_yield();
+        if (tsr_counter_get("requests_deferred", &deferred)) {
+            fprintf(stderr, "munin_deferred: no counter requests_deferred\n");
+            exit(1);
+        }
+    } while (deferred < 2 && !atomic_load(&job_done));
+    if (deferred >= 2)
+        kill(*(pid_t *)node2, SIGCONT);
     return NULL;
-}
-
-static void relay_start(relay *r, pid_t next, int sig, pid_t then)
-{
-    tsr_stats s;
-    tsr_stats_get(&s);
-    r->next = next;
-    r->sig = sig;
-    r->then = then;
-    r->before = s.messages_sent;
-    if (pthread_create(&r->thread, NULL, relay_main, r)) {
-        perror("pthread_create");
-        exit(1);
-    }
 }
 
 static void stop(pid_t pid)
@@ -140,32 +129,41 @@ int main(int argc, char **argv)
         CHECK(page[0] == 0, "initial value %ld", page[0]); /* node 2 holds a copy */
     tsr_barrier();
 
-    relay r;
+    signal_when r; /* hands over once this node's message is on its way */
+    pthread_t resumer;
     switch (me) {
+    case 0:
+        pthread_create(&resumer, NULL, resume_when_deferred, &pids[2]);
+        break;
     case 1:
         wait_turn(&turn);
-        relay_start(&r, pids[2], SIGUSR1, 0);
+        signal_when_start(&r, stats_posted, 1, pids[2], SIGUSR1);
         page[0] = 42; /* the write request: node 2's copy must go */
-        pthread_join(r.thread, NULL);
+        signal_when_join(&r);
         break;
     case 2:
         wait_turn(&turn);
-        relay_start(&r, pids[3], SIGUSR1, 0);
+        signal_when_start(&r, stats_posted, 1, pids[3], SIGUSR1);
         tsr_hint_invalidate(page); /* the return */
-        pthread_join(r.thread, NULL);
+        signal_when_join(&r);
         break;
     case 3:
         stop(pids[0]);
         kill(pids[1], SIGUSR1);
         wait_turn(&turn);
         stop(pids[2]);
-        relay_start(&r, pids[0], SIGCONT, pids[2]);
+        signal_when_start(&r, stats_posted, 1, pids[0], SIGCONT);
         long seen = page[0]; /* the read request */
         CHECK(seen == 0 || seen == 42, "node 3 read %ld, neither 0 nor node 1's 42", seen);
-        pthread_join(r.thread, NULL);
+        kill(pids[2], SIGCONT); /* served at once: node 0 did not defer it */
+        signal_when_join(&r);
         break;
     }
     tsr_barrier();
+    if (me == 0) {
+        atomic_store(&job_done, 1);
+        pthread_join(resumer, NULL);
+    }
     CHECK(page[0] == 42, "node %d read %ld after the barrier, not node 1's 42", me, page[0]);
     tsr_barrier();
     return munin_finish("munin_deferred");

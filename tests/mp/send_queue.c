@@ -1,11 +1,10 @@
 /* Bounded send queues (TSR_SEND_QUEUE): node 0 writes a write-shared Munin
  * object larger than any socket buffer or ring, then stops node 1
- * (SIGSTOP) for a second and enters the barrier, whose updates
- * (unacknowledged, counted by the barrier) must then wait in node 0's send
- * queue to node 1. Stopped after the writes, not before: a write loop that
- * outlasted the second (under ThreadSanitizer on a loaded machine) would
- * find node 1 running again, reading as fast as node 0 sends, and no queue
- * would form. With a 64 KiB bound,
+ * (SIGSTOP) and enters the barrier, whose updates (unacknowledged, counted
+ * by the barrier) must then wait in node 0's send queue to node 1. A
+ * thread of node 0 resumes node 1 once this node has sent their bytes
+ * (bytes_sent): the queue has formed then, whatever the machine's load. With
+ * a 64 KiB bound,
  * the job must finish with exact results; the queue must have formed
  * (send_queue_peak above the bound: the test really filled it) and must
  * never have held more than one barrier's updates beyond the bound, which
@@ -14,10 +13,10 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "munin_test.h"
+#include "signal_when.h"
 #include "test_env.h"
 
 #define BYTES ((size_t)24 << 20)
@@ -26,15 +25,11 @@
 
 static uint32_t value(int round, size_t i) { return (uint32_t)(round * 2654435761u + i); }
 
-/* Stops node 1 (pid) for a second, from a child, so that node 0 goes on. */
-static void stop_for_a_second(pid_t pid)
+static uint64_t bytes_sent(void)
 {
-    kill(pid, SIGSTOP);
-    if (fork() == 0) {
-        sleep(1);
-        kill(pid, SIGCONT);
-        _exit(0);
-    }
+    tsr_stats s;
+    tsr_stats_get(&s);
+    return s.bytes_sent;
 }
 
 int main(int argc, char **argv)
@@ -52,18 +47,21 @@ int main(int argc, char **argv)
         wrong += words[i] != 0;
     tsr_barrier();
     for (int round = 1; round <= ROUNDS; round++) {
+        signal_when resume;
         if (me == 0) {
             for (size_t i = 0; i < n; i++)
                 words[i] = value(round, i);
-            stop_for_a_second((pid_t)*pid);
+            /* Node 1 runs again once this node's updates are all queued. */
+            kill((pid_t)*pid, SIGSTOP);
+            signal_when_start(&resume, bytes_sent, BYTES, (pid_t)*pid, SIGCONT);
         }
         tsr_barrier();
+        if (me == 0)
+            signal_when_join(&resume);
         for (size_t i = 0; i < n; i++)
             wrong += words[i] != value(round, i);
         tsr_barrier();
     }
-    while (me == 0 && wait(NULL) > 0)
-        ;
     CHECK(wrong == 0, "%zu wrong words", wrong);
     uint64_t peak = munin_counter("send_queue_peak"), waits = munin_counter("send_queue_waits");
     printf("node %d: send queue peak %llu bytes, %llu waits for room\n", me,

@@ -25,7 +25,7 @@ refuse TSR_FETCH_AHEAD=257 "TSR_FETCH_AHEAD='257' is not an integer in \[1, 256\
 refuse TSR_FETCH_AHEAD=0x10 "TSR_FETCH_AHEAD='0x10' is not an integer"
 refuse TSR_SPIN_US=-1 "TSR_SPIN_US='-1' is not an integer in \[0, 10000000\]"
 refuse TSR_SPIN_US=99999999999999999999 "TSR_SPIN_US='99999999999999999999' is not an integer"
-refuse TSR_STATS=2 "TSR_STATS='2' is not an integer in \[0, 1\]"
+refuse TSR_STATS=2 "TSR_STATS='2' is not one of the accepted values"
 refuse TSR_VERBOSE=yes "TSR_VERBOSE='yes' is not an integer in \[0, 9\]"
 refuse TSR_CONNECT_TIMEOUT=0 "TSR_CONNECT_TIMEOUT='0' is not an integer in \[1, 3600\]"
 refuse TSR_WRITE_DETECT=some "TSR_WRITE_DETECT='some' is not one of the accepted values"

@@ -11,7 +11,7 @@
 # nodes.
 . tests/lib.sh
 [ -x "$B/bin/tsrcc" ] ||
-    skip_all "tsrcc is missing (clang-16 and llvm-16-dev: make deps, then make)"
+    missing_all "tsrcc is missing (clang-16 and llvm-16-dev: make deps, then make)"
 apps=$(make -s print-APPS)
 for level in none basic aghoist agdiscard maxaghoist maxagdiscard poll; do
     for app in $apps; do

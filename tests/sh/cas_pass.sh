@@ -9,7 +9,7 @@
 plugin=$B/lib/tessera-cas.so
 filecheck=/usr/lib/llvm-16/bin/FileCheck
 [ -x "$filecheck" ] && [ -f "$plugin" ] ||
-    skip_all "the pass plugin or FileCheck is missing (clang-16, llvm-16-dev, llvm-16-tools: make deps)"
+    missing_all "the pass plugin or FileCheck is missing (clang-16, llvm-16-dev, llvm-16-tools: make deps)"
 
 # ir_check NAME SRC PREFIXES PASS-OPTIONS...: SRC's IR under the pass with
 # those options matches SRC's check lines of PREFIXES.

@@ -55,11 +55,11 @@ if scripts/deps.sh mpirun >"$LOG/deps" 2>&1; then
         fi
     done
 else
-    skip "cluster/mpirun: cannot install openmpi-bin: $(tail -1 "$LOG/deps")"
+    missing "cluster/mpirun: cannot install openmpi-bin: $(tail -1 "$LOG/deps")"
 fi
 if scripts/deps.sh mpich >"$LOG/deps" 2>&1; then
     under mpich mpirun.mpich -n 4
 else
-    skip "cluster/mpich: cannot install mpich: $(tail -1 "$LOG/deps")"
+    missing "cluster/mpich: cannot install mpich: $(tail -1 "$LOG/deps")"
 fi
 finish

@@ -7,7 +7,7 @@
 . tests/lib.sh
 
 [ "$(id -u)" -eq 0 ] || skip_all "slurmd must run as root"
-scripts/deps.sh slurm >"$LOG/deps" 2>&1 || skip_all "cannot install Slurm: $(tail -1 "$LOG/deps")"
+scripts/deps.sh slurm >"$LOG/deps" 2>&1 || missing_all "cannot install Slurm: $(tail -1 "$LOG/deps")"
 
 S=$LOG/slurm
 mkdir -p "$S/state" "$S/spool"

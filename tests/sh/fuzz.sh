@@ -7,10 +7,10 @@
 . tests/lib.sh
 
 FB=${FUZZ_BUILD:-build-fuzz}
-command -v clang >/dev/null || skip_all "clang is not installed (scripts/deps.sh build installs it)"
+command -v clang >/dev/null || missing_all "clang is not installed (scripts/deps.sh build installs it)"
 for src in tests/fuzz/*.c; do
     t=$FB/fuzz/$(basename "$src" .c)
-    [ -x "$t" ] || skip_all "$t is not built (make fuzz-build builds it)"
+    [ -x "$t" ] || missing_all "$t is not built (make fuzz-build builds it)"
 done
 
 for src in tests/fuzz/*.c; do

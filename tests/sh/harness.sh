@@ -7,7 +7,7 @@
 export TSR_TEST_JOBS=1
 # Its checks are about the repository's matrix, whatever matrix the run
 # that started it was given.
-unset TSR_TEST_MATRIX
+unset TSR_TEST_MATRIX TSR_TEST_TIER
 
 # lock_counter is in the suite set: one run per node count of every
 # configuration whose sets include `suite`.

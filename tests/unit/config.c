@@ -117,7 +117,7 @@ static void bad_values(void)
         {"TSR_HEARTBEAT=+0", "TSR_HEARTBEAT='+0' is not an integer in [0, 3600]"},
         {"TSR_POLL_US= 5", "TSR_POLL_US=' 5' is not an integer in [0, 10000000]"},
         {"TSR_STALL_WARN=1e3", "TSR_STALL_WARN='1e3' is not an integer in [0, 86400]"},
-        {"TSR_STATS=yes", "TSR_STATS='yes' is not an integer in [0, 1]"},
+        {"TSR_STATS=yes", "TSR_STATS='yes' is not one of"},
         {"TSR_FETCH_AHEAD=0", "TSR_FETCH_AHEAD='0' is not an integer in [1, 256]"},
         {"TSR_CONNECT_TIMEOUT=5s", "TSR_CONNECT_TIMEOUT='5s' is not an integer"},
         {"TSR_VERBOSE=10", "TSR_VERBOSE='10' is not an integer in [0, 9]"},

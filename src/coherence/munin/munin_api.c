@@ -8,7 +8,6 @@
 #include "coherence/coherence.h"
 #include "coherence/munin/munin.h"
 #include "memory/region.h"
-#include "sync/sync.h"
 #include "util/config.h"
 #include "util/guard.h"
 #include "util/log.h"
@@ -76,11 +75,11 @@ static void hint(const char *fn, void *ptr, void (*act)(uint32_t first, uint32_t
  * no request reaches a manager that has not restarted it yet). */
 static void restart(uint32_t first, uint32_t n, int annot, unsigned params)
 {
-    tsr_barrier();
+    coh_sync.barrier();
     munin_drop(first, n);
-    tsr_barrier();
+    coh_sync.barrier();
     munin_reset(first, n, annot, params);
-    tsr_barrier();
+    coh_sync.barrier();
 }
 
 void tsr_hint_phase_change(void *ptr)
@@ -115,14 +114,14 @@ void tsr_hint_lock_data(int lock, void *ptr)
     hinted(__func__, ptr, &first, &n);
     if (lock < 0 || lock >= TSR_MAX_LOCKS)
         log_die("tsr_hint_lock_data(%d): lock id out of range [0, %d)", lock, TSR_MAX_LOCKS);
-    tsr_barrier();
+    coh_sync.barrier();
     munin_drop(first, n);
-    tsr_barrier();
+    coh_sync.barrier();
     int manager = lock % cfg.nodes == cfg.node;
     if (manager)
         munin_fetch(first, n);
     munin_bind(first, n, lock);
     if (manager)
         munin_lock_keep(lock);
-    tsr_barrier();
+    coh_sync.barrier();
 }

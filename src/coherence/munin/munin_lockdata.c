@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sync/sync.h"
+#include "coherence/coherence.h"
 #include "util/log.h"
 
 static mu_object *bound;
@@ -170,7 +170,7 @@ void mu_bound_fault(uint32_t p, int is_write)
     int lock = mu[p].lock;
     if (is_write)
         mu_die_on(p, "write without holding the lock it is bound to (tsr_hint_lock_data) to");
-    lock_peek(lock);
+    coh_sync.lock_peek(lock);
     /* Read copies: dropped when this node next synchronizes. */
     for (uint32_t b = 0; b < nbound; b++)
         if (bound_lock[b] == lock)

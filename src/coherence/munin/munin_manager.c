@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/stats.h"
 #include "util/log.h"
 
 /* Orders the grants this comm thread sends after the copyset they join:
@@ -34,6 +35,7 @@ typedef struct deferred {
     char payload[];
 } deferred;
 static deferred *waiting;
+STATS_COUNTER(requests_deferred, "Munin requests a manager deferred behind a transaction");
 
 static void defer(int src, const tsr_msg_hdr *h, const void *payload)
 {
@@ -49,6 +51,7 @@ static void defer(int src, const tsr_msg_hdr *h, const void *payload)
     while (*at)
         at = &(*at)->next;
     *at = d;
+    COUNTER_ADD(requests_deferred, 1);
 }
 
 static void on_req(int src, const tsr_msg_hdr *h, void *payload);
@@ -250,4 +253,5 @@ void mu_manager_init(void)
     am_register(MSG_MU_REQ, on_req);
     am_register(MSG_MU_RETURN, on_return);
     am_register(MSG_MU_INVAL_ACK, on_inval_ack);
+    stats_register(&requests_deferred);
 }
