@@ -108,9 +108,12 @@ $(COMMIT_STAMP): FORCE
 $(BUILD)/obj/src/launcher/options.o: $(COMMIT_STAMP)
 $(BUILD)/obj/src/launcher/options.o: CPPFLAGS += -DTSR_VERSION_TEXT='"$(SO_VERSION)"' -DTSR_COMMIT='"$(TSR_COMMIT)"'
 
+# Linked beside and renamed into place: a test running tsrun while `make
+# install` relinks it for a new commit (tsrun --version) must never exec a
+# file still being written (ETXTBSY, exit 126).
 $(TSRUN): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/launcher/*.c)) $(LIBINT)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $^ $(LDLIBS)
+	$(CC) -o $@.tmp $^ $(LDLIBS) && mv -f $@.tmp $@
 
 # ---- Applications -----------------------------------------------------------
 # An app.mk sets, for app NAME:  APPS += NAME, NAME_SRCS (Tessera version),
@@ -178,8 +181,8 @@ $(CAS_PLUGIN): $(CAS_OBJS)
 
 $(TSRCC): compiler/tsrcc.in Makefile $(COMMIT_STAMP)
 	@mkdir -p $(dir $@)
-	$(call tsrcc_for,$(abspath $(CAS_PLUGIN)),$(abspath include),$(abspath $(LIBA))) >$@
-	chmod 755 $@
+	$(call tsrcc_for,$(abspath $(CAS_PLUGIN)),$(abspath include),$(abspath $(LIBA))) >$@.tmp
+	chmod 755 $@.tmp && mv -f $@.tmp $@
 
 define cas_app_rule
 $(BUILD)/cas/$(1)/$(2): $$($(2)_SRCS) $(LIBA) $(CAS_PLUGIN) $(TSRCC)

@@ -109,7 +109,7 @@ static void argument_edges(void)
     EDGES("ARG_U32 (forwarded cycle)", MSG_LOCK_FWD, 2, u32_ok, u32_bad);
     EDGES("ARG_U32 (epoch)", MSG_LOCK_REL, 2, u32_ok, u32_bad);
     EDGES("ARG_U32 (expected)", MSG_BARRIER_DONE, 1, u32_ok, u32_bad);
-    EDGES("ARG_U32 (image)", MSG_FORK, 0, u32_ok, u32_bad);
+    EDGES("ARG_U32 (fork epoch)", MSG_FORK, 0, u32_ok, u32_bad);
     EDGES("ARG_U32 (round)", MSG_LRC_GC_START, 0, u32_ok, u32_bad);
     const uint64_t flag_ok[] = {0, MSG_FLAGS - 1}, flag_bad[] = {MSG_FLAGS, none};
     EDGES("ARG_FLAG", MSG_FLAG_SET, 0, flag_ok, flag_bad);
