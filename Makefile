@@ -193,7 +193,19 @@ $(BUILD)/parmacs/%.c: tests/parmacs/%.C $(PARMACS_M4)
 $(BUILD)/parmacs/%: $(BUILD)/parmacs/%.c $(LIBA) include/tessera_parmacs.h
 	$(CC) $(CFLAGS) -Iinclude -o $@ $< $(LIBA) $(LDLIBS)
 
-parmacs: $(PARMACS_BINS)
+# The same SPLASH-3-style source on POSIX threads (tests/parmacs/c.m4.pthreads),
+# the reference tests/sh/parmacs.sh compares the Tessera build with.
+PARMACS_PT_M4 := tests/parmacs/c.m4.pthreads
+PARMACS_PT    := $(BUILD)/parmacs/splash.pthreads
+
+$(BUILD)/parmacs/%.pthreads.c: tests/parmacs/%.C $(PARMACS_PT_M4)
+	@mkdir -p $(dir $@)
+	m4 $(PARMACS_PT_M4) $< >$@
+
+$(BUILD)/parmacs/%.pthreads: $(BUILD)/parmacs/%.pthreads.c
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+parmacs: $(PARMACS_BINS) $(PARMACS_PT)
 
 # ---- Tests ------------------------------------------------------------------
 UNIT_SRCS := $(wildcard tests/unit/*.c)

@@ -28,12 +28,6 @@
 #define PAGE_SIZE 4096 /* SPLASH-3's pthreads macros define it; LU-CONT aligns with it */
 #endif
 
-/* A condition variable: bit n set while node n waits on it. It lives in
- * shared memory (SPLASH-3 declares them inside G_MALLOCed structures) and
- * is read and written under the lock its users hold. */
-typedef struct {
-    uint64_t waiting;
-} tsr_parmacs_cond;
 
 void tsr_parmacs_create(void (*fn)(void), long n, const char *name);
 void tsr_parmacs_wait_for_end(void);
@@ -41,10 +35,20 @@ void tsr_parmacs_end(void);
 void tsr_parmacs_locks(int *ids, long n, const char *name);
 int tsr_parmacs_pause(void);
 void tsr_parmacs_barrier(long n, const char *name);
-void tsr_parmacs_cond_wait(tsr_parmacs_cond *cv, int lock);
-void tsr_parmacs_cond_wake(tsr_parmacs_cond *cv, int all);
+/* A condition variable (CONDVARDEC) is an unsigned long long, bit n set
+ * while node n waits on it: a plain type, since FMM declares them in a
+ * header that comes before the macro file's. It lives in shared memory
+ * (inside G_MALLOCed structures) and is read and written under the lock
+ * its users hold. */
+void tsr_parmacs_cond_wait(unsigned long long *cv, int lock);
+void tsr_parmacs_cond_wake(unsigned long long *cv, int all);
 
-#ifdef TSR_PARMACS_MAIN
+#endif /* TESSERA_PARMACS_H */
+
+/* Outside the include guard: FMM's MAIN_ENV file includes a header with
+ * EXTERN_ENV before MAIN_ENV itself. */
+#if defined(TSR_PARMACS_MAIN) && !defined(TESSERA_PARMACS_DEFINED)
+#define TESSERA_PARMACS_DEFINED 1
 TSR_SHARE_GLOBALS;
 
 /* The macro file's own lock: it guards the two id counters, which created
@@ -180,13 +184,13 @@ void tsr_parmacs_barrier(long n, const char *name)
  * before this node says it waits (tsr_flag_clear returns once the flag's
  * manager has lowered it), so the set of whoever wakes it, made under the
  * same lock after this node let it go, is never lost. */
-void tsr_parmacs_cond_wait(tsr_parmacs_cond *cv, int lock)
+void tsr_parmacs_cond_wait(unsigned long long *cv, int lock)
 {
     int me = tsr_node();
     if (me >= 64)
         tsr_parmacs_die("CONDVARWAIT: condition variables serve nodes 0 to 63 only");
     tsr_flag_clear(me);
-    cv->waiting |= (uint64_t)1 << me;
+    *cv |= 1ull << me;
     tsr_unlock(lock);
     tsr_flag_wait(me);
     tsr_lock(lock);
@@ -194,15 +198,14 @@ void tsr_parmacs_cond_wait(tsr_parmacs_cond *cv, int lock)
 
 /* Called with the condition's lock held (every SPLASH-3 program does): the
  * waiters' bits are shared data under that lock. */
-void tsr_parmacs_cond_wake(tsr_parmacs_cond *cv, int all)
+void tsr_parmacs_cond_wake(unsigned long long *cv, int all)
 {
-    while (cv->waiting) {
-        int node = __builtin_ctzll(cv->waiting);
-        cv->waiting &= cv->waiting - 1;
+    while (*cv) {
+        int node = __builtin_ctzll(*cv);
+        *cv &= *cv - 1;
         tsr_flag_set(node);
         if (!all)
             break;
     }
 }
 #endif /* TSR_PARMACS_MAIN */
-#endif /* TESSERA_PARMACS_H */
