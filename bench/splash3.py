@@ -57,7 +57,7 @@ PROGRAMS = [
 # TSR_MALLOC_MEMORY.
 def settings(name, p):
     if name == "OCEAN-NONCONT":
-        return f"TSR_MALLOC_MEMORY={16 * p}G TSR_MEMORY={16 * p + 32}G "
+        return f"TSR_MALLOC_MEMORY={32 * p}G TSR_MEMORY={32 * p + 32}G "
     return ""
 
 
@@ -113,9 +113,9 @@ def run(cmd, cwd, stdin):
         with open(stdin or os.devnull) as inp:
             r = subprocess.run(cmd, shell=True, cwd=cwd, stdin=inp, capture_output=True,
                                text=True, errors="replace", timeout=int(os.environ.get("TIMEOUT", 600)))
-        return r.returncode, r.stdout + r.stderr, time.time() - start
+        return r.returncode, r.stdout, r.stderr, time.time() - start
     except subprocess.TimeoutExpired:
-        return "timeout", "", time.time() - start
+        return "timeout", "", "", time.time() - start
 
 
 def numbers(line):
@@ -143,15 +143,17 @@ def counts(path):
     return msgs, faults
 
 
-def verdict(prc, pout, pout2, trc, tout):
-    """pout2: a second pthreads run, which shows how much the program's
-    own output varies (RADIOSITY's statistics depend on the schedule)."""
+def verdict(prc, pout, pout2, trc, tout, terr):
+    """Standard outputs compared (the runtime's warnings go to standard
+    error); pout2: a second pthreads run, which shows how much the
+    program's own output varies (RADIOSITY's statistics depend on the
+    schedule)."""
     if prc != 0:
         return f"pthreads build failed ({prc})"
     if trc != 0:
-        last = [l for l in tout.splitlines() if l.strip()][-1:] or [""]
+        last = [l for l in (tout + terr).splitlines() if l.strip()][-1:] or [""]
         return f"FAILED ({trc}: {last[0][:80]})"
-    if FAILED.search(tout):
+    if FAILED.search(tout + terr):
         return "FAILED (own test)"
     a, a2, b = results(pout), results(pout2), results(tout)
     if a == b:
@@ -192,13 +194,13 @@ def main():
                 print(row + " | | | | no input for this count |", flush=True)
                 continue
             argv = cmd.replace("#", str(p))
-            prc, pout, pt = run(argv, pdir, stdin_p)
+            prc, pout, _, pt = run(argv, pdir, stdin_p)
             pout2 = run(argv, pdir, stdin_p)[1]
             stats = os.path.join(work, "stats.json")
-            trc, tout, tt = run(f"{settings(name, p)}{prefix}/bin/tsrun -n {p} -j {stats} {argv}",
+            trc, tout, terr, tt = run(f"{settings(name, p)}{prefix}/bin/tsrun -n {p} -j {stats} {argv}",
                                 tdir, stdin_t)
             msgs, faults = counts(stats)
-            print(row + f" {pt:.2f} | {tt:.2f} | {msgs} | {faults} | {verdict(prc, pout, pout2, trc, tout)} |",
+            print(row + f" {pt:.2f} | {tt:.2f} | {msgs} | {faults} | {verdict(prc, pout, pout2, trc, tout, terr)} |",
                   flush=True)
 
 
