@@ -89,10 +89,12 @@ static void tsr_parmacs_atexit(void)
 
 /* Before main, on every node: the servers never run main, so its input,
  * its output and its sequential part happen once, on node 0, as with
- * threads. */
-__attribute__((constructor)) static void tsr_parmacs_boot(void)
+ * threads. glibc gives constructors main's arguments, which tsr_init needs
+ * under srun or mpirun (to restart the program without address-space
+ * randomisation). */
+__attribute__((constructor)) static void tsr_parmacs_boot(int argc, char **argv)
 {
-    tsr_init(NULL, NULL);
+    tsr_init(&argc, &argv);
     if (tsr_node() != 0) {
         tsr_serve();
         tsr_finalize();
