@@ -84,6 +84,10 @@ def build(work, prefix):
     }
     for flavour, make in flavours.items():
         dst = os.path.join(work, flavour)
+        if flavour == "tessera":
+            # SPLASH-3's Makefiles know nothing of the macro file and its
+            # header: a build left from another Tessera would be kept.
+            shutil.rmtree(dst, ignore_errors=True)
         if not os.path.isdir(dst):
             shutil.copytree(src, dst, symlinks=True)
         for _, folder, *_ in PROGRAMS:

@@ -28,7 +28,6 @@
 #define PAGE_SIZE 4096 /* SPLASH-3's pthreads macros define it; LU-CONT aligns with it */
 #endif
 
-
 void tsr_parmacs_create(void (*fn)(void), long n, const char *name);
 void tsr_parmacs_wait_for_end(void);
 void tsr_parmacs_end(void);
