@@ -210,10 +210,22 @@ $(BUILD)/parmacs/%.c: tests/parmacs/%.C $(PARMACS_M4)
 	@mkdir -p $(dir $@)
 	m4 $(PARMACS_M4) $< >$@
 
-$(BUILD)/parmacs/%: $(BUILD)/parmacs/%.c $(LIBA)
+$(BUILD)/parmacs/%: $(BUILD)/parmacs/%.c $(LIBA) include/tessera_parmacs.h
 	$(CC) $(CFLAGS) -Iinclude -o $@ $< $(LIBA) $(LDLIBS)
 
-parmacs: $(PARMACS_BINS)
+# The same SPLASH-3-style source on POSIX threads (tests/parmacs/c.m4.pthreads),
+# the reference tests/sh/parmacs.sh compares the Tessera build with.
+PARMACS_PT_M4 := tests/parmacs/c.m4.pthreads
+PARMACS_PT    := $(BUILD)/parmacs/splash.pthreads
+
+$(BUILD)/parmacs/%.pthreads.c: tests/parmacs/%.C $(PARMACS_PT_M4)
+	@mkdir -p $(dir $@)
+	m4 $(PARMACS_PT_M4) $< >$@
+
+$(BUILD)/parmacs/%.pthreads: $(BUILD)/parmacs/%.pthreads.c
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+parmacs: $(PARMACS_BINS) $(PARMACS_PT)
 
 # ---- Tests ------------------------------------------------------------------
 UNIT_SRCS := $(wildcard tests/unit/*.c)
@@ -441,7 +453,7 @@ bench-munin: all
 install: lib $(TSRUN) $(if $(HAVE_LLVM),$(CAS_PLUGIN))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
-	install -m 644 include/tessera.h include/tessera_munin.h include/tessera_ga.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/tessera.h include/tessera_munin.h include/tessera_ga.h include/tessera_parmacs.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/share/tessera
 	install -m 644 $(PARMACS_M4) $(DESTDIR)$(PREFIX)/share/tessera/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a

@@ -175,8 +175,9 @@ TSR_API int tsr_replicated(void); /* 1 inside a replicated section */
  * barrier. tsr_flag_set(id) raises flag id as a release: whoever returns
  * from tsr_flag_wait(id) after it (an acquire) sees every write the setter
  * made before the set. tsr_flag_wait returns at once if the flag is up.
- * tsr_flag_clear(id) lowers it; sets and clears by one node take effect in
- * the order made. Flags start down. */
+ * tsr_flag_clear(id) lowers it and returns once it is down, so a set made
+ * after it (by any node that learnt of the clear) is not undone; sets and
+ * clears by one node take effect in the order made. Flags start down. */
 TSR_API void tsr_flag_set(int id);
 TSR_API void tsr_flag_clear(int id);
 TSR_API void tsr_flag_wait(int id);

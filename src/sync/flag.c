@@ -9,7 +9,11 @@
  * flag is up, takes and releases the same lock. The setter held the lock
  * when the waiter learnt of the set, so the waiter's acquire comes after
  * the setter's release and brings its writes, whatever the protocols.
- * Sets and clears from one node reach the manager in the order made.
+ * Sets and clears from one node reach the manager in the order made; a
+ * clear returns once the manager has lowered the flag (MSG_FLAG_DOWN), so
+ * a set that another node makes after hearing of the clear (through a
+ * lock, as a condition variable built on flags does) cannot arrive first
+ * and be undone by it.
  */
 #include <stdlib.h>
 
@@ -44,8 +48,10 @@ static void on_set(int src, const tsr_msg_hdr *h, void *payload)
         return;
     }
     up[id] = h->type == MSG_FLAG_SET;
-    if (!up[id])
+    if (!up[id]) {
+        am_send(src, MSG_FLAG_DOWN, (uint64_t)id, h->arg[1], 0, NULL, 0);
         return;
+    }
     for (int n = 0; n < cfg.nodes; n++) {
         uint64_t *w = &waiting[(size_t)id * cfg.nodes + n];
         if (*w) {
@@ -69,7 +75,8 @@ static void on_wait(int src, const tsr_msg_hdr *h, void *payload)
         *w = h->arg[1] + 1;
 }
 
-static void on_up(int src, const tsr_msg_hdr *h, void *payload)
+/* MSG_FLAG_UP and MSG_FLAG_DOWN: the answer a waiting call asked for. */
+static void on_answer(int src, const tsr_msg_hdr *h, void *payload)
 {
     waiter *w = req_ctx(h->arg[1]);
     req_close(h->arg[1]);
@@ -85,7 +92,8 @@ void flag_init(void)
     am_register(MSG_FLAG_SET, on_set);
     am_register(MSG_FLAG_CLEAR, on_set);
     am_register(MSG_FLAG_WAIT, on_wait);
-    am_register(MSG_FLAG_UP, on_up);
+    am_register(MSG_FLAG_UP, on_answer);
+    am_register(MSG_FLAG_DOWN, on_answer);
 }
 
 static void check_id(const char *fn, int id)
@@ -106,7 +114,11 @@ void tsr_flag_set(int id)
 void tsr_flag_clear(int id)
 {
     check_id("tsr_flag_clear", id);
-    am_send(manager_of(id), MSG_FLAG_CLEAR, (uint64_t)id, 0, 0, NULL, 0);
+    int m = manager_of(id);
+    waiter w;
+    waiter_init(&w, 1);
+    am_send(m, MSG_FLAG_CLEAR, (uint64_t)id, req_open(m, MSG_FLAG_DOWN, &w), 0, NULL, 0);
+    waiter_wait(&w);
 }
 
 void tsr_flag_wait(int id)

@@ -76,6 +76,7 @@ int main(int argc, char **argv)
         forge('r', MSG_FLAG_SET, 5000, 0, 0, NULL, 0);      /* a flag out of range */
         forge('r', MSG_FLAG_WAIT, 1, NOBODY, 0, NULL, 0);   /* a flag node 0 does not manage */
         forge('d', MSG_FLAG_UP, 0, NOBODY, 0, NULL, 0);     /* wakes no waiter */
+        forge('d', MSG_FLAG_DOWN, 0, NOBODY, 0, NULL, 0);   /* answers no clear */
         forge('r', MSG_LOCK_ACQ, MSG_FLAG_LOCKS + MSG_FLAGS, 0, 0, NULL, 0); /* past the flags */
         uint16_t to0[] = {1, 0}, from2[] = {2, 0}, twice[] = {1, 1, 0};
         forge_tree(MSG_DIFF, 0, 1, to0, 2, 0);              /* a type no tree carries */

@@ -4,9 +4,13 @@
  * raises the next node's flag; node 0 closes the ring. A set that did not
  * act as a release, or a wait that did not act as an acquire, shows a
  * stale slot; a lost set hangs (the test's time limit). A flag raised,
- * lowered and raised again must still wake its waiter. Release
- * consistency only (set rc): under scope consistency a flag, a lock
- * underneath, carries only the writes made while it is held. */
+ * lowered and raised again must still wake its waiter. And a clear must
+ * have taken effect when it returns: node 1 lowers a flag and tells
+ * another node by a second flag, which raises the first again; were the
+ * clear still on its way to the manager (it once was: no answer), the
+ * set could arrive first and be undone, and the waiters would hang.
+ * Release consistency only (set rc): under scope consistency a flag, a
+ * lock underneath, carries only the writes made while it is held. */
 /* tsr-test: rc */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +57,20 @@ int main(int argc, char **argv)
         tsr_flag_set(last);
     } else {
         tsr_flag_wait(last);
+    }
+    for (int k = 0; n > 1 && k < ROUNDS; k++) {
+        int flag = last + 1 + 2 * k, told = flag + 1, setter = n > 2 ? 2 : 0;
+        if (me == 0)
+            tsr_flag_set(flag);
+        tsr_barrier();
+        if (me == 1) {
+            tsr_flag_clear(flag);
+            tsr_flag_set(told);
+        } else if (me == setter) {
+            tsr_flag_wait(told);
+            tsr_flag_set(flag);
+        }
+        tsr_flag_wait(flag);
     }
     printf("node %d: pause flags, %d rounds at %d nodes %s\n", me, ROUNDS, n,
            bad ? "FAIL" : "PASS");

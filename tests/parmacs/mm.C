@@ -1,7 +1,6 @@
 /* Matrix multiply in the style of a SPLASH program (PARMACS macros),
  * after apps/mm, using the lock arrays and the PAUSE family. The master
- * reads N from standard input and G_MALLOCs and fills A and B in the
- * replicated sequential part. Processes take blocks of rows from a shared
+ * reads N from standard input and G_MALLOCs and fills A and B alone. Processes take blocks of rows from a shared
  * counter under a lock; each finished block is counted in its band's entry
  * of a lock array (ALOCK); the process that finishes the last block raises
  * a pause flag, which the master waits for before it checks C against a
@@ -85,9 +84,7 @@ int main(int argc, char **argv)
             A[i * N + j] = a_at(i, j);
             B[i * N + j] = b_at(i, j);
         }
-    for (int i = 1; i < P; i++)
-        CREATE(SlaveStart)
-    SlaveStart();
+    CREATE(SlaveStart, P)
     WAITPAUSE(Global->alldone)
 
     int bad = 0, blocks = 0;
@@ -105,7 +102,7 @@ int main(int argc, char **argv)
             }
         }
     printf("mm %d: %d blocks counted in %d bands %s\n", N, blocks, BANDS, bad ? "FAIL" : "PASS");
-    WAIT_FOR_END(P - 1)
+    WAIT_FOR_END(P)
     if (bad)
         exit(1);
     MAIN_END

@@ -1,9 +1,8 @@
 /* Red-black SOR in the style of a SPLASH program (PARMACS macros,
  * share/tessera/c.m4.tessera), after apps/sor. The master reads the size
  * and the iterations from standard input, G_MALLOCs the grid, initialises
- * it and the globals, and CREATEs the workers: that sequential part runs
- * replicated on every node, so the grid is written on each without a
- * message. Each process takes an id under a lock, relaxes its band of rows
+ * it and the globals on node 0 alone, and CREATEs the processes (the
+ * master is one of them). Each process takes an id under a lock, relaxes its band of rows
  * between barriers, and adds its part of the checksum under a lock. The
  * master compares the checksum with the same computation in private
  * memory and prints one line. Input: "N ITERATIONS". */
@@ -84,10 +83,8 @@ int main(int argc, char **argv)
     Global->sum = 0;
     init(Grid, N);
     CLOCK(start)
-    for (int i = 1; i < P; i++)
-        CREATE(SlaveStart)
-    SlaveStart();
-    WAIT_FOR_END(P - 1)
+    CREATE(SlaveStart, P)
+    WAIT_FOR_END(P)
     CLOCK(end)
 
     double *ref = malloc(sizeof(double) * N * N);
