@@ -88,7 +88,8 @@ TSR_API void jia_waitcv(int cvnum);
 TSR_API void jia_error(const char *format, ...) __attribute__((format(printf, 1, 2), noreturn));
 TSR_API unsigned int jia_startstat(void);
 TSR_API unsigned int jia_stopstat(void);
-/* Seconds since jia_init. */
+/* Seconds since the first call, which jia_init makes if the program did
+ * not (any call may come before jia_init, as in JIAJIA). */
 TSR_API float jia_clock(void);
 
 /* Message passing beside the shared memory. jia_send copies `len` bytes to

@@ -98,8 +98,9 @@ main(argc, argv)
     char **argv;
 {
     int i, *anl;
-    float start, now;
+    float before, start, now;
 
+    before = jia_clock();
     jia_init(argc, argv);
     if (argc > 1 && strcmp(argv[1], "error") == 0 && jiapid == jiahosts - 1)
         jia_error("stopped by host %d of %d\n", jiapid, jiahosts);
@@ -157,7 +158,7 @@ main(argc, argv)
     messages();
     jia_wait();
     CLOCK(now)
-    check(now >= start && jia_clock() >= now, "jia_clock");
+    check(before >= 0 && start >= before && now >= start && jia_clock() >= now, "jia_clock");
     jia_stopstat();
     printf("host %d of %d: %s\n", jiapid, jiahosts, bad ? "FAIL" : "OK");
     jia_exit();
