@@ -120,7 +120,12 @@ void compat_die(const char *call, const char *format, va_list ap)
 {
     char text[1024];
     vsnprintf(text, sizeof text, format, ap);
-    text[strcspn(text, "\n")] = 0;
+    /* One line, so that the launcher's report of the stop holds it all. */
+    size_t n = strlen(text);
+    while (n && text[n - 1] == '\n')
+        text[--n] = 0;
+    for (char *c = text; (c = strchr(c, '\n')); )
+        *c = ' ';
     log_die("%s: %s", call, text);
 }
 

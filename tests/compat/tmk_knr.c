@@ -4,7 +4,8 @@
  * main, Tmk_errexit where an allocation fails. Built with the public
  * header only, `cc -std=gnu89` (tests/sh/compat.sh). Each process prints
  * "process P of N: OK" when every check holds, and exits non-zero if not.
- * With the argument "errexit", the last process calls Tmk_errexit.
+ * With the argument "errexit", the last process calls Tmk_errexit with a
+ * message of two lines, which must come out as one.
  *
  * The condition variables are made to wait for real: each waiter counts
  * itself under the lock and waits without letting it go in between, and
@@ -93,7 +94,7 @@ main(argc, argv)
 
     Tmk_startup(argc, argv);
     if (argc > 1 && strcmp(argv[1], "errexit") == 0 && Tmk_proc_id == Tmk_nprocs - 1)
-        Tmk_errexit("stopped by process %u of %u\n", Tmk_proc_id, Tmk_nprocs);
+        Tmk_errexit("stopped by process %u\nof %u\n", Tmk_proc_id, Tmk_nprocs);
     check(Tmk_page_size == 4096 && Tmk_npages > 0 && Tmk_nprocs <= TMK_NPROCS, "the sizes");
 
     if (Tmk_proc_id == 0) {

@@ -56,7 +56,7 @@ knr() {
 knr tmk_knr process
 knr jia_knr host
 expect_fail "tmk: Tmk_errexit stops the job with its message" \
-    "node 2: Tmk_errexit: stopped by process 2 of 3" $TSRUN -n 3 "$LOG/tmk_knr" errexit
+    "node 2: Tmk_errexit: stopped by process 2 of 3$" $TSRUN -n 3 "$LOG/tmk_knr" errexit
 expect_fail "jia: jia_error stops the job with its message" \
     "node 2: jia_error: stopped by host 2 of 3" $TSRUN -n 3 "$LOG/jia_knr" error
 expect_ok "jia: jia_config reports an option Tessera has no equivalent of, under TSR_VERBOSE" \
