@@ -42,10 +42,13 @@ static uint64_t queued_bytes;
 static waiter arrived;
 static int receiving; /* jia_recv sleeps on `arrived` */
 
-/* jia_wait: at host 0, who has come to the current one; everywhere, the
- * number of the one this host is in (or will be in next). */
-static _Atomic uint8_t *came;
+/* jia_wait: at host 0 (its comm thread), the round under way and who has
+ * come to it; everywhere, the round this host is in (or will be in next).
+ * Host 0 keeps the two apart: another host may start the next round before
+ * host 0's own release of the last one has reached host 0 itself. */
+static uint8_t *came;
 static int coming;
+static uint64_t round_open;
 static _Atomic uint64_t wait_epoch;
 static waiter gone;
 
@@ -81,16 +84,16 @@ static void on_msg(int src, const tsr_msg_hdr *h, void *payload)
 
 static void on_wait(int src, const tsr_msg_hdr *h, void *payload)
 {
-    if (cfg.node != 0 || h->arg[0] != atomic_load(&wait_epoch) || atomic_load(&came[src])) {
+    if (cfg.node != 0 || h->arg[0] != round_open || came[src]) {
         am_reject(src, h, "a jia_wait not to host 0, of another round, or twice in one");
         return;
     }
-    atomic_store(&came[src], 1);
+    came[src] = 1;
     if (++coming < cfg.nodes)
         return;
     coming = 0;
-    for (int n = 0; n < cfg.nodes; n++)
-        atomic_store(&came[n], 0);
+    round_open++;
+    memset(came, 0, (size_t)cfg.nodes);
     for (int n = 0; n < cfg.nodes; n++)
         am_send(n, MSG_JIA_GO, h->arg[0], 0, 0, NULL, 0);
 }
