@@ -64,19 +64,22 @@ expect_ok "jia: jia_config reports an option Tessera has no equivalent of, under
     env TSR_VERBOSE=1 $TSRUN -n 1 "$LOG/jia_knr"
 
 # example NAME PATTERN: the example's output at -n 1 holds PATTERN, and its
-# output at -n 2, 3, 4 is the same, but for the lines naming a time.
+# output at -n 2, 3, 4 is the same, but for the lines naming a time or a
+# host's statistics (jia_stopstat).
 example() {
     local name=$1 pat=$2
-    timeout -k 2 60 $TSRUN -n 1 $B/examples/$name 2>&1 | grep -v '^time' >"$LOG/$name.1"
+    timeout -k 2 60 $TSRUN -n 1 $B/examples/$name 2>&1 | grep -v '^time\|^jia_stopstat' >"$LOG/$name.1"
     if grep -q -- "$pat" "$LOG/$name.1"; then ok "examples/$name -n 1"; else bad "examples/$name -n 1" "$LOG/$name.1"; fi
     for n in 2 3 4; do
-        timeout -k 2 60 $TSRUN -n $n $B/examples/$name 2>&1 | grep -v '^time' >"$LOG/$name.$n"
+        timeout -k 2 60 $TSRUN -n $n $B/examples/$name 2>&1 | grep -v '^time\|^jia_stopstat' >"$LOG/$name.$n"
         if cmp -s "$LOG/$name.1" "$LOG/$name.$n"; then ok "examples/$name -n $n: same output as -n 1"
         else bad "examples/$name -n $n: output differs from -n 1" "$LOG/$name.$n"; fi
     done
 }
 example tmk_sor "^rows relaxed 3960 of 3960$"
 example jia_mm "^rows 128 of 128$"
+example tmk_queue "^tasks 200, sum of results 3838686911475$"
+example jia_heat "^rows relaxed 5040 in 40 sweeps$"
 
 installed() {
     local prefix="$LOG/prefix" flags
@@ -92,9 +95,10 @@ installed() {
             bad "compat/$ex against the installed headers" "$LOG/out"
         fi
     done
-    for ex in tmk_sor jia_mm; do
+    for ex in tmk_sor jia_mm tmk_queue jia_heat; do
         if cc examples/$ex.c -o "$LOG/$ex" $flags >>"$LOG/out" 2>&1 &&
-            timeout -k 2 60 "$prefix/bin/tsrun" -n 2 "$LOG/$ex" 2>&1 | grep -v '^time' | cmp -s - "$LOG/$ex.1"; then
+            timeout -k 2 60 "$prefix/bin/tsrun" -n 2 "$LOG/$ex" 2>&1 |
+            grep -v '^time\|^jia_stopstat' | cmp -s - "$LOG/$ex.1"; then
             ok "examples/$ex built with the installed header and pkg-config, run -n 2"
         else
             bad "examples/$ex against the installed header" "$LOG/out"
