@@ -70,7 +70,7 @@ struct Tmk_stat {
     unsigned signals;
     unsigned waits;
     unsigned bytes;
-    unsigned bytes_of_data; /* page and diff bytes received */
+    unsigned bytes_of_data; /* bytes of the pages fetched whole */
     unsigned cold_misses;   /* pages fetched whole */
     unsigned messages;
     unsigned messages_for_acquires;
