@@ -453,7 +453,7 @@ bench-munin: all
 install: lib $(TSRUN) $(if $(HAVE_LLVM),$(CAS_PLUGIN))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(TSRUN) $(DESTDIR)$(PREFIX)/bin/tsrun
-	install -m 644 include/tessera.h include/tessera_munin.h include/tessera_ga.h include/tessera_parmacs.h include/tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/tessera.h include/tessera_munin.h include/tessera_ga.h include/tessera_parmacs.h include/tmk.h include/Tmk.h include/jia.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/share/tessera
 	install -m 644 $(PARMACS_M4) $(DESTDIR)$(PREFIX)/share/tessera/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a

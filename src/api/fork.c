@@ -35,8 +35,11 @@
 
 #define MASTER 0
 
-/* A note (sync.h): {image, offset, arg} of a fork, or the end. */
+/* A note (sync.h): {image, offset, arg} of a fork, or the end: {NOTE_END,
+ * NOTE_AT_FINALIZE or NOTE_GO_ON, 0}. */
 #define NOTE_END UINT64_MAX
+#define NOTE_AT_FINALIZE 0 /* node 0's tsr_finalize: its barrier is passed */
+#define NOTE_GO_ON 1       /* fork_end_serve: tsr_serve returns, the program goes on */
 
 static enum { SEQUENTIAL, FORKED, FORKED_REPLICATED } phase;
 static int served; /* tsr_serve returned: tsr_finalize's barrier is passed */
@@ -45,7 +48,7 @@ static int served; /* tsr_serve returned: tsr_finalize's barrier is passed */
 static int note_ok(const uint64_t note[3])
 {
     if (note[0] == NOTE_END)
-        return !note[1] && !note[2];
+        return note[1] <= NOTE_GO_ON && !note[2];
     return note[0] <= UINT32_MAX && image_code_address((uint32_t)note[0], note[1]) != NULL;
 }
 
@@ -54,10 +57,20 @@ void fork_init(void) { barrier_on_note(note_ok); }
 void fork_finalize(void)
 {
     coll_sig sig = coll_sig_of(COLL_FINALIZE, 0, NULL);
-    static const uint64_t end[3] = {NOTE_END, 0, 0};
+    static const uint64_t end[3] = {NOTE_END, NOTE_AT_FINALIZE, 0};
     if (cfg.node == MASTER)
         barrier_noted(&sig, end);
     else if (!served)
+        barrier_collective(&sig);
+}
+
+void fork_end_serve(void)
+{
+    coll_sig sig = coll_sig_of(COLL_BARRIER, 0, NULL);
+    static const uint64_t end[3] = {NOTE_END, NOTE_GO_ON, 0};
+    if (cfg.node == MASTER)
+        barrier_noted(&sig, end);
+    else
         barrier_collective(&sig);
 }
 
@@ -150,7 +163,7 @@ void tsr_serve(void)
         uint64_t note[3];
         barrier_park(&sig, note);
         if (note[0] == NOTE_END) {
-            served = 1;
+            served = note[1] == NOTE_AT_FINALIZE;
             return;
         }
         void (*fn)(void *) = image_code_address((uint32_t)note[0], note[1]);

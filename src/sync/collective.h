@@ -28,7 +28,7 @@ typedef enum {
     COLL_FORK,      /* arg: 1 from a replicated section, 0 from node 0 alone */
     COLL_JOIN,
     COLL_REPLICATE, /* arg: 1 tsr_replicate_begin, 0 tsr_replicate_end */
-    COLL_SERVE,     /* tsr_serve's arrival: matches node 0's fork or tsr_finalize */
+    COLL_SERVE,     /* tsr_serve's arrival: matches node 0's fork, tsr_finalize or end of serving */
 } coll_kind;
 
 /* On the wire, at the end of MSG_BARRIER_ARRIVE's payload. */

@@ -63,7 +63,9 @@ enum {
 #define MSG_PAGE 4096
 #define MSG_FETCH_MAX 256                       /* TSR_FETCH_AHEAD's maximum */
 #define MSG_DIFF_ENTRY_MAX (8 + 5 * MSG_PAGE / 2) /* outbox entry of DIFF_MAX bytes */
-#define MSG_BYTES_MAX (64u << 20) /* Tmk_distribute's and am_echo's limit */
+#define MSG_BYTES_MAX (64u << 20) /* Tmk_distribute's, jia_send's and am_echo's limit */
+/* jia_send: the most bytes a node holds for jia_recv calls not made yet. */
+#define MSG_JIA_QUEUED_MAX (1u << 30)
 /* Synchronization payloads (coherence/payload.h frames: write notices, data
  * bound to locks, intervals), checked frame by frame by their protocols:
  * no node accepts more than 1 GiB of them in one message (128 Mi notices). */
@@ -121,6 +123,13 @@ enum {
     X(MSG_ADOPT_REP,      "first",               "reply",        "count,proto,info", "-",                    LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "pages [first, first+count) are allocated, kept by protocol `proto`, which sets them up from the 16-bit `info` (Munin: the annotation); count 0: `page` is not") \
     X(MSG_DISTRIBUTE,     "image",               "reply",        "offset",       "bytes",                    LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_U32, ARG_ANY, ARG_ANY), "Tmk_distribute: write the bytes at `offset` in loaded image `image` of the receiver (its globals)") \
     X(MSG_DISTRIBUTE_ACK, "-",                   "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "the bytes of a MSG_DISTRIBUTE are written") \
+    X(MSG_TMK_COND_WAIT,  "cond",                "reply",        "wake",         "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to the manager of condition `cond` (lock * 4 + cond id, below 4096 * 4; the manager is lock % nodes): record the sender as waiting (one wait per node), acknowledge at `reply`, wake it later at request id `wake`, not 0 (api/tmk_cond.c)") \
+    X(MSG_TMK_COND_QUEUED, "-",                  "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "the wait is recorded: the waiter may release the lock") \
+    X(MSG_TMK_COND_SIGNAL, "cond",               "all",          "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to the manager of condition `cond` (checked as for MSG_TMK_COND_WAIT): wake its longest waiter (all 0) or every waiter (all 1; no other value)") \
+    X(MSG_TMK_COND_WAKE,  "-",                   "reply",        "-",            "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "from the manager: the condition waited on was signalled; take the lock again") \
+    X(MSG_JIA_MSG,        "tag",                 "channel",      "-",            "bytes",                    LEN_MAX(MSG_BYTES_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "jia_send: a message with a 32-bit `tag` on `channel` (0 the program's, 1 jia_reduce's, 2 jia_bcast's, 3 jia_loadcheck's; no other), queued at the receiver until a jia_recv takes it; refused once the receiver holds MSG_JIA_QUEUED_MAX bytes untaken (api/jia_msg.c)") \
+    X(MSG_JIA_WAIT,       "epoch",               "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_U32, ARG_ANY, ARG_ANY), "to node 0: the sender entered its jia_wait number `epoch`, which must be node 0's current one, once per node") \
+    X(MSG_JIA_GO,         "epoch",               "-",            "-",            "-",                        LEN_NONE, ARGS(ARG_U32, ARG_ANY, ARG_ANY), "from node 0 only: every node entered jia_wait number `epoch`, which must be the receiver's own; it returns") \
     X(MSG_LAYOUT,         "-", "-", "-", "u64 settings[], (hash,text[40])[], (base,id,name[48])*", LEN_MAX(MSG_LAYOUT_MAX), ARGS(ARG_ANY, ARG_ANY, ARG_ANY), "to node 0 at tsr_init: the sender's shared settings (util/config.h, config_shared), its compared TSR_* variables (util/config_match.h) and its loaded images in load order, which must be node 0's (api/layout.c)") \
     X(MSG_GA_GET,         "offset",              "reply",        "seg,len,seq",  "-",                        LEN_NONE, ARGS(ARG_ANY, ARG_ANY, ARG_GA_GET), "Themis: read len bytes at `offset` of the receiver's segment `seg`; seq (Sequencer only, else 0) is the sender's number for this pair of nodes. The handler checks the segment exists, the bytes lie inside it, and seq is not one already served or queued nor too far ahead") \
     X(MSG_GA_GET_REP,     "seq",                 "reply",        "-",            "bytes",                    LEN_MAX(MSG_GA_CHUNK), ARGS(ARG_ANY, ARG_REPLY, ARG_ANY), "Themis: the bytes read; the handler checks the length and seq against the request") \
