@@ -82,7 +82,7 @@ fi
 printf 'Host small\n    HostName 10.77.0.4\n    Port 2222\n' >"$LOG/ssh_config"
 printf '10.77.0.1\n10.77.0.2\n10.77.0.3\nsmall\n' >"$LOG/hosts_small"
 expect_fail "cluster/ssh region unavailable on one host names it" \
-    "node 3: cannot map the shared region at .* on host .*" \
+    "node 3: cannot reserve .* of address space for the application view on host .*ulimit -v" \
     env TSR_MEMORY=16G ip netns exec "$(netns_name 0)" "$TSRUN" --ssh "${SSH/-F \/dev\/null/-F $LOG/ssh_config}" \
     --hostfile "$LOG/hosts_small" -t 30 $B/tests/mp/lock_counter
 grep -q "tsrun: node 3 (on host small) exited with status 1" "$LOG/out" && ok "cluster/ssh ... and tsrun names host small" ||
