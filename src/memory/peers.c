@@ -143,8 +143,10 @@ static int map_peer(int j, int pid, const int fds[2])
     return -1;
 }
 
-/* Whether process pid has exited (gone, or a zombie not yet reaped): its
- * /proc entries are then empty, and the job is about to say why it ended. */
+/* Whether process pid has exited or is exiting (gone, a zombie not yet
+ * reaped, or PF_EXITING set: its files are closed before it becomes a
+ * zombie): its /proc entries are then empty, and the job is about to say
+ * why it ended. */
 static int process_exited(int pid)
 {
     char path[64], buf[256];
@@ -156,7 +158,14 @@ static int process_exited(int pid)
     fclose(f);
     buf[n] = 0;
     const char *state = strrchr(buf, ')'); /* the name may hold spaces and ')' */
-    return state && (state[2] == 'Z' || state[2] == 'X');
+    unsigned long flags;
+    if (!state)
+        return 0;
+    if (state[2] == 'Z' || state[2] == 'X')
+        return 1;
+    if (sscanf(state + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+        return 0;
+    return (flags & 0x4) != 0; /* PF_EXITING */
 }
 
 void peers_map(void)
