@@ -8,8 +8,9 @@
  * would on its comm thread), and, unless the comm thread never sleeps
  * (TSR_PROGRESS=spin), node 1's polls delivered some of the requests: its
  * comm thread has to wake for each, its polls do not. On a loaded machine
- * node 1 may get no core while a round lasts, so rounds repeat, up to
- * ROUNDS, until a poll has delivered something. */
+ * node 1 may get no core while a round lasts, and with two jobs on two
+ * cores a round where a poll delivers anything can be one in six or more,
+ * so rounds repeat, up to ROUNDS, until a poll has delivered something. */
 /* tsr-test: hlrc */
 #include <stdint.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 
 #define PAGE 4096
 #define P 256
-#define ROUNDS 10
+#define ROUNDS 50
 #define WAIT_S 20.0
 
 static char value(size_t page, int round) { return (char)(page * 7 + (size_t)round + 1); }
