@@ -115,6 +115,7 @@ void tsr_finalize(void)
                 lock_held_count());
     ga_fence_all();
     fork_finalize();
+    peers_report();
     int stats_lost = stats_report(!(cfg.stats && boot_send_stats()));
     globals_unshare();
     transport_shutdown();

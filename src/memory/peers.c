@@ -143,30 +143,12 @@ static int map_peer(int j, int pid, const int fds[2])
     return -1;
 }
 
-/* Whether process pid has exited or is exiting (gone, a zombie not yet
- * reaped, or PF_EXITING set: its files are closed before it becomes a
- * zombie): its /proc entries are then empty, and the job is about to say
- * why it ended. */
-static int process_exited(int pid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/%d/stat", pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *state = strrchr(buf, ')'); /* the name may hold spaces and ')' */
-    unsigned long flags;
-    if (!state)
-        return 0;
-    if (state[2] == 'Z' || state[2] == 'X')
-        return 1;
-    if (sscanf(state + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-        return 0;
-    return (flags & 0x4) != 0; /* PF_EXITING */
-}
+/* Mappings that failed, said at tsr_finalize (peers_report): a peer that
+ * stopped on its own error right after the start is not a mapping problem,
+ * and a job that goes on to the end has a peer that did not. */
+static struct {
+    int failed, first, err; /* err: an errno, or 0 when the peer did not publish */
+} unmapped;
 
 void peers_map(void)
 {
@@ -175,35 +157,36 @@ void peers_map(void)
     peers = calloc((size_t)cfg.nodes, sizeof *peers);
     if (!peers)
         log_die("cannot set up TSR_FETCH=direct: out of memory");
-    int none = 1, failed = 0, first = -1;
-    const char *why = NULL;
+    int none = 1;
     for (int j = 0; j < cfg.nodes; j++) {
         int pid, fds[2], r = j == cfg.node ? -1 : transport_peer_memory(j, &pid, fds);
         if (r < 0)
             continue;
         if (r > 0 || map_peer(j, pid, fds)) {
-            int err = errno;
+            int err = r > 0 ? 0 : errno;
             peers[j] = (peer){0};
-            /* A peer that stopped on its own error right after the start
-             * is not a mapping problem: its exit is what the job reports. */
-            if (r == 0 && process_exited(pid))
-                continue;
-            if (!failed++) {
-                first = j;
-                why = r > 0 ? "it did not publish it" : strerror(err);
+            if (!unmapped.failed++) {
+                unmapped.first = j;
+                unmapped.err = err;
             }
             continue;
         }
         none = 0;
     }
-    /* One line per node, not per peer: the cause (a hardened /proc, say)
-     * is usually the same for all of them. */
-    if (failed)
-        log_warn("TSR_FETCH=direct: cannot map the memory of %d node%s on this host (node %d's: "
-                 "%s): their pages come by messages", failed, failed > 1 ? "s" : "", first, why);
     if (none && cfg.nodes > 1)
         log_debug("TSR_FETCH=direct: no other node's memory is mapped here (transport %s)",
                   transport_name());
+}
+
+/* One line per node, not per peer: the cause (a hardened /proc, say) is
+ * usually the same for all of them. */
+void peers_report(void)
+{
+    if (unmapped.failed)
+        log_warn("TSR_FETCH=direct: cannot map the memory of %d node%s on this host (node %d's: "
+                 "%s): their pages came by messages", unmapped.failed,
+                 unmapped.failed > 1 ? "s" : "", unmapped.first,
+                 unmapped.err ? strerror(unmapped.err) : "it did not publish it");
 }
 
 const char *peer_page(int home, uint32_t p)

@@ -23,9 +23,11 @@ page_meta *peers_meta_init(void);
 /* Before transport_start: names the files the backend publishes. */
 void peers_share(void);
 /* After the first barrier (every node has published): maps this host's
- * other nodes' memory; a node whose memory cannot be mapped is warned of
- * and served by messages. */
+ * other nodes' memory; a node whose memory cannot be mapped is served by
+ * messages, and said at tsr_finalize (peers_report). */
 void peers_map(void);
+/* At tsr_finalize: says which peers' memory peers_map could not map. */
+void peers_report(void);
 
 /* Page p's bytes at node `home`, for reading; NULL if that node's memory
  * is not mapped here. Async-signal-safe, like the rest below. */
