@@ -11,7 +11,7 @@
 #                               NODES the body of a NodeName line
 #   slurm_daemon CMD...         starts a daemon, CMD running it in the
 #                               foreground, its output in DIR/daemons.out
-#   slurm_idle N [PREFIX...]    waits (at most 10 s) until N nodes are
+#   slurm_idle N [PREFIX...]    waits (at most 30 s) until N nodes are
 #                               idle, asking through PREFIX sinfo
 #   slurm_down                  ends the daemons
 
@@ -58,7 +58,7 @@ slurm_daemon() {
 slurm_idle() { # n [prefix...]
     local n=$1
     shift
-    for _ in $(seq 100); do
+    for _ in $(seq 300); do
         [ "$("$@" sinfo -h -N -o %t 2>/dev/null | grep -c '^idle')" -ge "$n" ] && return 0
         kill -0 "${SLURM_DAEMONS[@]}" 2>/dev/null || return 1
         sleep 0.1
