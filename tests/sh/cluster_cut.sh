@@ -144,10 +144,10 @@ fi
 # Slurm across the hosts: slurmctld on host 0 and one slurmd on each host
 # (tests/slurm.sh), entered into the host's network only, so that they see
 # this machine's cgroups; each node writes its own messages to a file on
-# its host (srun --error), as the cut host's cannot reach srun. srun, and
-# slurmstepd on the cut host, outlive the job's processes (slurmstepd has a
-# task's end to report to srun, which waits for it): they are ended after
-# the checks, as orted is.
+# its host (srun --error), as the cut host's cannot reach srun. srun waits
+# for the cut host's task, whose slurmstepd retries its report for a few
+# seconds and then gives up: like orted, they are ended after the checks,
+# which look only at the job's own processes.
 if command -v slurmd >/dev/null && command -v srun >/dev/null; then
     . tests/slurm.sh
     trap 'slurm_down; netns_down; rm -rf "$LOG"' EXIT
