@@ -8,7 +8,8 @@
 #                               token bucket, both ways
 #   netns_sshd K [CONFIG...]    starts host K's sshd, extra config lines after
 #   netns_exec K CMD...         runs CMD on host K
-#   netns_down                  stops the sshds, deletes the namespaces
+#   netns_down                  stops the sshds, kills every process left
+#                               in the namespaces, deletes them
 #   NETNS_SSH                   the ssh command that logs into the hosts
 #   netns_rank K N JOB CMD...   runs CMD on host K as node K of the N-node
 #                               job JOB, the nodes meeting through a
@@ -85,6 +86,9 @@ netns_down() {
     local k
     for ((k = 0; k < ${NETNS_N:-0}; k++)); do
         [ -f "$NETNS_DIR/sshd.$k.pid" ] && kill "$(cat "$NETNS_DIR/sshd.$k.pid")" 2>/dev/null
+        # Whatever a failed test left in the host (a launcher's daemon, a
+        # node) would outlive its namespace.
+        ip netns pids "$(netns_name $k)" 2>/dev/null | xargs -r kill -9 2>/dev/null
         ip netns del "$(netns_name $k)" 2>/dev/null
     done
     return 0
