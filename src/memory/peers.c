@@ -214,6 +214,25 @@ void peer_log_copy(int home, uint32_t p)
     atomic_store_explicit(&l->tail, t + 1, memory_order_release);
 }
 
+/* The log of source s's copies in this node's file. */
+static copy_log *log_of(int s)
+{
+    return (copy_log *)(own_file + table_bytes() + (size_t)s * log_bytes());
+}
+
+static int on_this_host(int s) { return s != cfg.node && boot.host[s] == boot.host[cfg.node]; }
+
+int peers_copying(uint32_t p)
+{
+    if (!own_file)
+        return 0;
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int s = 0; s < cfg.nodes; s++)
+        if (on_this_host(s) && atomic_load(&queued_of(log_of(s))[p]))
+            return 1;
+    return 0;
+}
+
 void peers_drain_copies(void (*fn)(uint32_t p))
 {
     if (!own_file)
@@ -222,9 +241,9 @@ void peers_drain_copies(void (*fn)(uint32_t p))
      * orders its log entry before its look at the page (hlrc_fetch.c). */
     atomic_thread_fence(memory_order_seq_cst);
     for (int s = 0; s < cfg.nodes; s++) {
-        if (s == cfg.node || boot.host[s] != boot.host[cfg.node])
+        if (!on_this_host(s))
             continue;
-        copy_log *l = (copy_log *)(own_file + table_bytes() + (size_t)s * log_bytes());
+        copy_log *l = log_of(s);
         uint64_t end = atomic_load_explicit(&l->tail, memory_order_acquire);
         if (end - drained[s] > ring_slots())
             log_die_status(1, "protocol error: node %d's copy log claims %llu new entries, more "

@@ -44,5 +44,11 @@ void peer_log_copy(int home, uint32_t p);
 /* At this node, for each page another node logged a copy of since the
  * last call: fn(p). Application thread. */
 void peers_drain_copies(void (*fn)(uint32_t p));
+/* Whether another node of this host has logged a copy of page p that no
+ * drain has taken yet: a copy that began after the last drain, which may
+ * still be under way. Full fence first: a home that has just made p
+ * writable and then finds no copy here knows that any later copier sees
+ * that state (hlrc.c, flush_home_page). Application thread. */
+int peers_copying(uint32_t p);
 
 #endif

@@ -283,8 +283,16 @@ static void flush_home_page(uint32_t p)
     int remote = atomic_exchange(&m->remote, 0);
     if (cfg.cache_only && !shared && !remote) {
         __atomic_store_n(&m->state, HOME_STICKY, __ATOMIC_RELEASE);
-        hlrc_rep_sticky(p);
-        return;
+        /* A node of this host that logged a copy after this release's
+         * drain may have looked at the state before this store: its copy
+         * holds the current version, and the page is read elsewhere. Each
+         * side looks after its own store and a fence, so either it sees
+         * the page sticky and asks for it, or this sees its log entry. */
+        if (!peers_copying(p)) {
+            hlrc_rep_sticky(p);
+            return;
+        }
+        atomic_store(&m->copied, 1);
     }
     __atomic_store_n(&m->state, HOME_READ, __ATOMIC_RELEASE);
     detect_set_access(p, 1, ACCESS_READ);

@@ -104,10 +104,12 @@ static void log_copies(fetch_run r, int home)
         peer_log_copy(home, r.first + i * r.stride);
 }
 
-/* Whether a page of run r is sticky at its home: only the home can protect
- * it before the copy (hlrc_protect_sticky), so the run is asked for. A
- * page that turns sticky after this look is copied anyway, and the home's
- * next release guesses that it was written. */
+/* Whether a page of run r is sticky at its home, which writes it without
+ * faults: only the home can protect it before the copy
+ * (hlrc_protect_sticky), so the run is asked for. Looked at after the
+ * copies are logged and a fence: a release that makes a page sticky looks
+ * at the logs after its store (flush_home_page), so a page never turns
+ * sticky under a direct copy. */
 static int sticky_at_home(fetch_run r, int home)
 {
     for (uint32_t i = 0; i < r.n; i++)
@@ -127,11 +129,12 @@ static int sticky_at_home(fetch_run r, int home)
  * Returns 0 when the run must be asked for. */
 static int copy_direct(fetch_run r, int home)
 {
-    if (!peer_page(home, r.first) || hlrc_mc_section() || coh_replicating() ||
-        sticky_at_home(r, home))
+    if (!peer_page(home, r.first) || hlrc_mc_section() || coh_replicating())
         return 0;
     log_copies(r, home);
     atomic_thread_fence(memory_order_seq_cst);
+    if (sticky_at_home(r, home))
+        return 0;
     for (uint32_t i = 0; i < r.n; i++) {
         uint32_t q = r.first + i * r.stride, v = peer_version(home, q);
         memcpy(page_rt(q), peer_page(home, q), PAGE_SIZE);
