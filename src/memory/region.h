@@ -32,7 +32,9 @@
 typedef struct page_meta {
     _Atomic uint32_t version;
     uint16_t home;
-    uint8_t state;          /* protocol-defined; owned by the application thread */
+    uint8_t state;          /* protocol-defined; owned by the application thread,
+                             * but for hlrc_protect_sticky on the comm thread:
+                             * read a home page's atomically where it may race */
     uint8_t proto;          /* 0: not allocated; else index into coherence's table */
     _Atomic uint8_t remote; /* set by the comm thread: another node wrote it */
     _Atomic uint8_t copied; /* set by the comm thread: another node may hold a

@@ -77,7 +77,11 @@ static fetch_run plan_fetch(uint32_t p)
     for (uint64_t q = (uint64_t)p + r.stride; r.n < streams[s].window && q < region.npages;
          q += r.stride, r.n++) {
         const page_meta *mq = &region.meta[q];
-        if (mq->proto != m->proto || mq->home != m->home || mq->state != INVALID)
+        /* The state atomically, and proto too, so that no wider plain load
+         * covers the state: the comm thread protects this node's own
+         * sticky home pages (hlrc_protect_sticky) while it plans. */
+        if (__atomic_load_n(&mq->proto, __ATOMIC_RELAXED) != m->proto || mq->home != m->home ||
+            __atomic_load_n(&mq->state, __ATOMIC_RELAXED) != INVALID)
             break;
     }
     streams[s].last = p;

@@ -126,7 +126,7 @@ static void watch_noticed(int on)
         uint32_t p = noticed_list[i];
         noticed_listed[p] = 0;
         if (!on || coh_protocol_of(p) != &hlrc_protocol || !hlrc_is_home(p) ||
-            region.meta[p].state != HOME_READ)
+            __atomic_load_n(&region.meta[p].state, __ATOMIC_ACQUIRE) != HOME_READ)
             continue;
         watch_list[nwatch++] = p;
         atomic_store(&watch[p], 1);
