@@ -19,14 +19,19 @@
 const tsr_protocol *const coh_protocols[COH_NPROTO] = {NULL, &hlrc_protocol, &munin_protocol,
                                                       &lrc_protocol, &scope_protocol};
 
-/* Barrier epochs, and per epoch parity the counted messages still expected
- * (see tsr_protocol.flush): it goes below zero when messages arrive before
- * the barrier has said how many to expect. Only the application thread
- * advances the epoch, but the comm thread reads it (a Munin manager tags the
- * updates it relays, whose receivers ignore the tag), hence atomic. */
+/* Barrier epochs, and per epoch modulo COUNTED_EPOCHS the counted messages
+ * still expected (see tsr_protocol.flush): it goes below zero when
+ * messages arrive before the barrier has said how many to expect. Three
+ * epochs can be open at once: a node parked in tsr_serve at epoch e applies
+ * e's and e + 1's departures when node 0's fork wakes it, and node 0 may
+ * by then send messages counted by e + 2 (sync/barrier.c). Only the
+ * application thread advances the epoch, but the comm thread reads it (a
+ * Munin manager tags the updates it relays, whose receivers ignore the
+ * tag), hence atomic. */
 static _Atomic uint32_t epoch;
 STATS_COUNTER(replicated_writes, "pages written in replicated sections, kept local");
-static waiter counted[2];
+#define COUNTED_EPOCHS 4
+static waiter counted[COUNTED_EPOCHS];
 /* Pages each protocol keeps, by index (coh_set_proto): a replicated
  * section asks whether a protocol without section hooks has any, and the
  * answer must cost what the job allocated, not what it reserved. */
@@ -182,11 +187,11 @@ int coh_offer_taken(int src, const tsr_msg_hdr *h)
     return 0;
 }
 
-void coh_counted_arrival(uint32_t e) { waiter_done(&counted[e & 1]); }
+void coh_counted_arrival(uint32_t e) { waiter_done(&counted[e % COUNTED_EPOCHS]); }
 
 int coh_barrier_done(const void *departure, size_t len, uint32_t expected)
 {
-    waiter *w = &counted[epoch & 1];
+    waiter *w = &counted[epoch % COUNTED_EPOCHS];
     atomic_fetch_add(&w->pending, expected);
     waiter_wait(w);
     epoch++;
