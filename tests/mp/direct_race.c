@@ -65,6 +65,7 @@ int main(int argc, char **argv)
     long n = 0;
     for (long i = l->head; i >= 0 && i < ITEMS && !seen[i]; i = it[i].next, n++)
         seen[i] = 1;
+    free(seen);
     for (long i = 0; i < ITEMS; i++)
         if (it[i].check != it[i].owner * 1000003L + it[i].stamp && bad++ < 5)
             printf("node %d: item %ld holds owner %ld stamp %ld check %ld\n", me, i, it[i].owner,
