@@ -117,6 +117,7 @@ void tsr_finalize(void)
     fork_finalize();
     peers_report();
     int stats_lost = stats_report(!(cfg.stats && boot_send_stats()));
+    coh_close();
     globals_unshare();
     transport_shutdown();
     boot_fin();

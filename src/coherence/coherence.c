@@ -1,3 +1,4 @@
+#include <sched.h>
 #include "coherence/coherence.h"
 
 #include <stdatomic.h>
@@ -228,4 +229,29 @@ void coh_replicate_end(void)
     for (size_t i = 1; i < COH_NPROTO; i++)
         if (coh_protocols[i]->replicate_end)
             coh_protocols[i]->replicate_end();
+}
+
+/* The comm thread may change a page's access (hlrc_protect_sticky) while
+ * it serves peers; tsr_finalize, once past its last barrier, maps the
+ * program's globals private again and drops their windows (globals.c),
+ * after which no access may change: coh_close waits for a change under
+ * way and refuses later ones. */
+static _Atomic int closing, protecting;
+
+int coh_comm_access_begin(void)
+{
+    atomic_fetch_add(&protecting, 1);
+    if (!atomic_load(&closing))
+        return 1;
+    atomic_fetch_sub(&protecting, 1);
+    return 0;
+}
+
+void coh_comm_access_end(void) { atomic_fetch_sub(&protecting, 1); }
+
+void coh_close(void)
+{
+    atomic_store(&closing, 1);
+    while (atomic_load(&protecting))
+        sched_yield();
 }

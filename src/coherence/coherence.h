@@ -79,6 +79,9 @@ int coh_barrier_done(const void *departure, size_t len, uint32_t expected);
  * pages cannot. */
 void coh_replicate_begin(void);
 void coh_replicate_end(void);
+/* tsr_finalize, past its last barrier: no page's access changes after this
+ * (the comm thread's included), so that the globals can be unshared. */
+void coh_close(void);
 /* Whether a replicated section is running on this node. */
 int coh_replicating(void);
 /* A protocol kept a page written in a section local (the named counter

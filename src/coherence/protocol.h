@@ -177,5 +177,9 @@ int coh_offer_taken(int src, const struct tsr_msg_hdr *h);
 /* A message counted in sent[] at the barrier ending `epoch` has been
  * handled here. May be called from the comm thread. */
 void coh_counted_arrival(uint32_t epoch);
+/* The comm thread brackets a change of a page's access with these; begin
+ * returns 0 once tsr_finalize has closed the region (coh_close). */
+int coh_comm_access_begin(void);
+void coh_comm_access_end(void);
 
 #endif

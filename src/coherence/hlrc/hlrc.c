@@ -115,9 +115,12 @@ static uint8_t home_state_of(uint32_t p)
 void hlrc_protect_sticky(uint32_t p)
 {
     uint8_t sticky = HOME_STICKY;
+    if (!coh_comm_access_begin())
+        return;
     if (__atomic_compare_exchange_n(&region.meta[p].state, &sticky, HOME_READ, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         detect_set_access(p, 1, ACCESS_READ);
+    coh_comm_access_end();
 }
 
 /* Runs of home pages whose writes the detection layer tracks (HOME_EXACT);

@@ -77,11 +77,11 @@ int hlrc_rep_write(uint32_t p)
     if (!atomic_load_explicit(&active, memory_order_relaxed))
         return 0;
     page_meta *m = &region.meta[p];
-    if (m->state == HOME_READ) {
+    if (state_of(p) == HOME_READ) {
         memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
         __atomic_store_n(&m->state, REP_HOME, __ATOMIC_RELEASE);
     } else {
-        m->state = REP_WRITE;
+        __atomic_store_n(&m->state, REP_WRITE, __ATOMIC_RELEASE);
     }
     written[nwritten++] = p;
     detect_set_access(p, 1, ACCESS_WRITE);
