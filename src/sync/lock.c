@@ -57,7 +57,8 @@ typedef struct lock_node {
 
 static lock_node *mine;
 static pthread_mutex_t node_mutex = PTHREAD_MUTEX_INITIALIZER;
-static unsigned char held_here[COH_LOCK_SLOTS];
+/* Read by the comm thread too, answering where-questions (stall.c). */
+static _Atomic unsigned char held_here[COH_LOCK_SLOTS];
 static int nheld; /* locks this node holds */
 /* Releases sent to each manager since the last barrier. A release has no
  * reply, so the barrier counts them (lock_count_releases): a manager
