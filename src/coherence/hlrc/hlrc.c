@@ -107,20 +107,22 @@ void hlrc_note_copied(uint32_t p)
  * HOME_STICKY only, which no fault sees (the page is writable): should
  * the release find it sticky and decide first, it merely guesses. The
  * home's own changes to and from HOME_STICKY are atomic for this. */
-static uint8_t home_state_of(uint32_t p)
-{
-    return __atomic_load_n(&region.meta[p].state, __ATOMIC_ACQUIRE);
-}
-
 void hlrc_protect_sticky(uint32_t p)
 {
-    uint8_t sticky = HOME_STICKY;
     if (!coh_comm_access_begin())
         return;
-    if (__atomic_compare_exchange_n(&region.meta[p].state, &sticky, HOME_READ, 0,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        detect_set_access(p, 1, ACCESS_READ);
+    hlrc_unstick(p);
     coh_comm_access_end();
+}
+
+int hlrc_unstick(uint32_t p)
+{
+    uint8_t sticky = HOME_STICKY;
+    if (!__atomic_compare_exchange_n(&region.meta[p].state, &sticky, HOME_READ, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return 0;
+    detect_set_access(p, 1, ACCESS_READ);
+    return 1;
 }
 
 /* Runs of home pages whose writes the detection layer tracks (HOME_EXACT);
@@ -155,7 +157,7 @@ static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
             j++;
         uint8_t state = home ? home_state(first + i, j - i) : READ;
         for (uint32_t k = i; k < j; k++) {
-            region.meta[first + k].state = state;
+            hlrc_set_state(first + k, state);
             /* Every other node holds version 0 of a fresh page. */
             atomic_store(&region.meta[first + k].copied, cfg.nodes > 1);
         }
@@ -187,8 +189,7 @@ static void unmap(uint32_t first, uint32_t n)
  * as a read on an invalid one (a write then faults once more). */
 static void fault(uint32_t p, int is_write)
 {
-    page_meta *m = &region.meta[p];
-    switch (home_state_of(p)) {
+    switch (hlrc_state(p)) {
     case HOME_READ:
         if (hlrc_mc_offered(p) && is_write != 1) { /* a read, or unknown */
             detect_set_access(p, 1, ACCESS_READ);
@@ -196,7 +197,7 @@ static void fault(uint32_t p, int is_write)
         }
         if (hlrc_rep_write(p))
             return;
-        __atomic_store_n(&m->state, HOME_WRITE, __ATOMIC_RELEASE);
+        hlrc_set_state(p, HOME_WRITE);
         dirty[ndirty++] = p;
         detect_set_access(p, 1, ACCESS_WRITE);
         STAT_ADD(write_faults, 1);
@@ -204,7 +205,7 @@ static void fault(uint32_t p, int is_write)
     case INVALID:
         if (!hlrc_mc_take(p))
             hlrc_page_fetch(p);
-        m->state = READ;
+        hlrc_set_state(p, READ);
         if (is_write != 1) { /* a read, or unknown: a write will fault again */
             detect_set_access(p, 1, ACCESS_READ);
             STAT_ADD(read_faults, 1);
@@ -219,7 +220,7 @@ static void fault(uint32_t p, int is_write)
         if (hlrc_rep_write(p))
             return;
         memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
-        m->state = WRITE;
+        hlrc_set_state(p, WRITE);
         dirty[ndirty++] = p;
         detect_set_access(p, 1, ACCESS_WRITE);
         STAT_ADD(twins, 1);
@@ -239,9 +240,9 @@ static void range(uint32_t first, uint32_t n, uint32_t stride, int is_write)
 {
     for (uint32_t i = 0; i < n;) {
         uint32_t p = first + i * stride, got = 0;
-        if (region.meta[p].state == INVALID && !hlrc_mc_section()) {
+        if (hlrc_state(p) == INVALID && !hlrc_mc_section()) {
             got = hlrc_fetch_run(p, n - i, stride);
-            region.meta[p].state = READ;
+            hlrc_set_state(p, READ);
             detect_set_access(p, 1, ACCESS_READ);
         }
         if (!got || is_write)
@@ -285,7 +286,7 @@ static void flush_home_page(uint32_t p)
     int shared = new_home_version(p);
     int remote = atomic_exchange(&m->remote, 0);
     if (cfg.cache_only && !shared && !remote) {
-        __atomic_store_n(&m->state, HOME_STICKY, __ATOMIC_RELEASE);
+        hlrc_set_state(p, HOME_STICKY);
         /* A node of this host that logged a copy after this release's
          * drain may have looked at the state before this store: its copy
          * holds the current version, and the page is read elsewhere. Each
@@ -297,7 +298,7 @@ static void flush_home_page(uint32_t p)
         }
         atomic_store(&m->copied, 1);
     }
-    __atomic_store_n(&m->state, HOME_READ, __ATOMIC_RELEASE);
+    hlrc_set_state(p, HOME_READ);
     detect_set_access(p, 1, ACCESS_READ);
 }
 
@@ -312,7 +313,7 @@ static void flush_copied_sticky(void)
     for (; ring_head < end; ring_head++) {
         uint32_t p = copied_ring[ring_head % region.npages];
         atomic_store(&queued[p], 0);
-        if (hlrc_keeps(p) && home_state_of(p) == HOME_STICKY)
+        if (hlrc_keeps(p) && hlrc_state(p) == HOME_STICKY)
             flush_home_page(p);
     }
 }
@@ -365,7 +366,7 @@ static void copied_directly(uint32_t p)
         return;
     COUNTER_ADD(release_pages, 1);
     atomic_store(&region.meta[p].copied, 1);
-    if (home_state_of(p) == HOME_STICKY)
+    if (hlrc_state(p) == HOME_STICKY)
         flush_home_page(p);
 }
 
@@ -391,7 +392,7 @@ static void flush_interval(void)
         }
         /* Protect first: the twin comparison must see the final bytes. */
         detect_set_access(p, 1, ACCESS_READ);
-        region.meta[p].state = READ;
+        hlrc_set_state(p, READ);
         outbox_add_diff(&box[region.meta[p].home], p, 0);
     }
     ndirty = 0;
@@ -482,9 +483,9 @@ void hlrc_invalidate(uint32_t p, uint32_t version)
     page_meta *m = &region.meta[p];
     if (hlrc_is_home(p))
         hlrc_mc_noticed(p);
-    if (hlrc_is_home(p) || m->state == INVALID || atomic_load(&m->version) >= version)
+    if (hlrc_is_home(p) || hlrc_state(p) == INVALID || atomic_load(&m->version) >= version)
         return;
-    m->state = INVALID;
+    hlrc_set_state(p, INVALID);
     detect_set_access(p, 1, ACCESS_NONE);
     STAT_ADD(invalidations, 1);
 }
@@ -501,7 +502,7 @@ void hlrc_exact_pause(void)
         page_run r = tracked[i];
         detect_untrack_writes(r.first, r.n);
         for (uint32_t k = 0; k < r.n; k++)
-            __atomic_store_n(&region.meta[r.first + k].state, HOME_READ, __ATOMIC_RELEASE);
+            hlrc_set_state(r.first + k, HOME_READ);
         detect_set_access(r.first, r.n, ACCESS_READ);
     }
     tracking_paused = ntracked > 0;
@@ -515,7 +516,7 @@ void hlrc_exact_resume(void)
             log_die_status(1, "cannot track the writes to %u home page(s) again after a "
                            "replicated section", r.n);
         for (uint32_t k = 0; k < r.n; k++)
-            __atomic_store_n(&region.meta[r.first + k].state, HOME_EXACT, __ATOMIC_RELEASE);
+            hlrc_set_state(r.first + k, HOME_EXACT);
     }
     tracking_paused = 0;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memory/region.h"
 #include "coherence/payload.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -23,6 +24,18 @@ enum hlrc_state {
     REP_WRITE,
     REP_HOME
 };
+
+/* A page's state is read and written atomically: the comm thread protects
+ * sticky home pages (hlrc_unstick) while the application thread changes
+ * the states of others, and both read them. */
+static inline uint8_t hlrc_state(uint32_t p)
+{
+    return __atomic_load_n(&region.meta[p].state, __ATOMIC_ACQUIRE);
+}
+static inline void hlrc_set_state(uint32_t p, uint8_t s)
+{
+    __atomic_store_n(&region.meta[p].state, s, __ATOMIC_RELEASE);
+}
 
 /* A run of pages one fetch brings, and the fetch's wait for its reply. */
 typedef struct fetch_run {
@@ -46,6 +59,9 @@ int hlrc_keeps(uint32_t p);
 /* Comm thread: home page p is about to be copied by message; a sticky
  * page is protected again (hlrc.c). */
 void hlrc_protect_sticky(uint32_t p);
+/* Home page p, if sticky, is protected and read-only again; whether it was
+ * (hlrc.c; either thread). */
+int hlrc_unstick(uint32_t p);
 void hlrc_note_copied(uint32_t p);
 
 /* hlrc_fetch.c: registers the fetch messages' handlers. */

@@ -159,7 +159,7 @@ static void fetch_run_of(fetch_run r)
     if (!copy_direct(r, home))
         fetch_by_message(r, home);
     for (uint32_t i = 1; i < r.n; i++)
-        region.meta[p + i * r.stride].state = READ;
+        hlrc_set_state(p + i * r.stride, READ);
     if (r.n > 1 && r.stride == 1)
         detect_set_access(p + 1, r.n - 1, ACCESS_READ);
     else
@@ -179,8 +179,9 @@ uint32_t hlrc_fetch_run(uint32_t p, uint32_t max, uint32_t stride)
         max = cfg.fetch_ahead;
     if (stride <= MAX_STRIDE)
         while (r.n < max) {
-            const page_meta *mq = &region.meta[p + r.n * stride];
-            if (mq->proto != m->proto || mq->home != m->home || mq->state != INVALID)
+            uint32_t q = p + r.n * stride;
+            const page_meta *mq = &region.meta[q];
+            if (mq->proto != m->proto || mq->home != m->home || hlrc_state(q) != INVALID)
                 break;
             r.n++;
         }

@@ -126,7 +126,7 @@ static void watch_noticed(int on)
         uint32_t p = noticed_list[i];
         noticed_listed[p] = 0;
         if (!on || coh_protocol_of(p) != &hlrc_protocol || !hlrc_is_home(p) ||
-            __atomic_load_n(&region.meta[p].state, __ATOMIC_ACQUIRE) != HOME_READ)
+            hlrc_state(p) != HOME_READ)
             continue;
         watch_list[nwatch++] = p;
         atomic_store(&watch[p], 1);
@@ -145,7 +145,7 @@ void hlrc_mc_end(void)
 {
     for (uint32_t i = 0; i < nwatch; i++) {
         uint32_t p = watch_list[i];
-        if (atomic_exchange(&watch[p], 0) && region.meta[p].state == HOME_READ)
+        if (atomic_exchange(&watch[p], 0) && hlrc_state(p) == HOME_READ)
             detect_set_access(p, 1, ACCESS_READ);
     }
     nwatch = 0;

@@ -67,21 +67,15 @@ void hlrc_rep_sticky(uint32_t p)
     }
 }
 
-static uint8_t state_of(uint32_t p)
-{
-    return __atomic_load_n(&region.meta[p].state, __ATOMIC_ACQUIRE);
-}
-
 int hlrc_rep_write(uint32_t p)
 {
     if (!atomic_load_explicit(&active, memory_order_relaxed))
         return 0;
-    page_meta *m = &region.meta[p];
-    if (state_of(p) == HOME_READ) {
+    if (hlrc_state(p) == HOME_READ) {
         memcpy(page_twin(p), page_rt(p), PAGE_SIZE);
-        __atomic_store_n(&m->state, REP_HOME, __ATOMIC_RELEASE);
+        hlrc_set_state(p, REP_HOME);
     } else {
-        __atomic_store_n(&m->state, REP_WRITE, __ATOMIC_RELEASE);
+        hlrc_set_state(p, REP_WRITE);
     }
     written[nwritten++] = p;
     detect_set_access(p, 1, ACCESS_WRITE);
@@ -97,12 +91,12 @@ void hlrc_copy_served(uint32_t p, void *dst)
         memcpy(dst, page_rt(p), PAGE_SIZE);
         return;
     }
-    if (state_of(p) != REP_HOME)
+    if (hlrc_state(p) != REP_HOME)
         memcpy(dst, page_rt(p), PAGE_SIZE);
     /* The home may have begun writing while the bytes were copied: its
      * state changes, after the twin is taken, before any write. */
     atomic_thread_fence(memory_order_seq_cst);
-    if (state_of(p) == REP_HOME)
+    if (hlrc_state(p) == REP_HOME)
         memcpy(dst, page_twin(p), PAGE_SIZE);
 }
 
@@ -111,11 +105,8 @@ void hlrc_replicate_begin(void)
     for (uint32_t i = 0; i < nsticky; i++) {
         uint32_t p = sticky[i];
         listed[p] = 0;
-        if (hlrc_keeps(p) && region.meta[p].home == cfg.node &&
-            region.meta[p].state == HOME_STICKY) {
-            region.meta[p].state = HOME_READ;
-            detect_set_access(p, 1, ACCESS_READ);
-        }
+        if (hlrc_keeps(p) && region.meta[p].home == cfg.node)
+            hlrc_unstick(p);
     }
     nsticky = 0;
     hlrc_exact_pause();
@@ -127,8 +118,7 @@ void hlrc_replicate_end(void)
 {
     for (uint32_t i = 0; i < nwritten; i++) {
         uint32_t p = written[i];
-        __atomic_store_n(&region.meta[p].state, region.meta[p].state == REP_HOME ? HOME_READ : READ,
-                         __ATOMIC_RELEASE);
+        hlrc_set_state(p, hlrc_state(p) == REP_HOME ? HOME_READ : READ);
         detect_set_access(p, 1, ACCESS_READ);
     }
     nwritten = 0;
