@@ -29,7 +29,7 @@ MPICC   ?= mpicc
 OBJCOPY ?= objcopy
 
 LIB_SRCS := $(wildcard src/*/*.c src/*/*/*.c)
-LIB_SRCS := $(filter-out src/launcher/%,$(LIB_SRCS))
+LIB_SRCS := $(filter-out src/launcher/% src/api/omp/%,$(LIB_SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TSRUN    := $(BUILD)/bin/tsrun
 
@@ -51,6 +51,7 @@ COMMIT_STAMP := $(BUILD)/commit
 # The same object with its internal names still global, for tsrun, the
 # unit tests and the programs that reach inside the runtime. Never installed.
 LIBINT     := $(BUILD)/lib/libtessera_internal.a
+OMPLIB     := $(BUILD)/lib/libtessera_omp.a
 # A test or benchmark that includes a runtime header ("layer/name.h") links
 # LIBINT; every other program links libtessera.a as a user's program would.
 INTERNAL_USERS := $(shell grep -l '^\#include "[a-z]*/[a-z_/]*\.h"' tests/mp/*.c bench/*.c)
@@ -59,7 +60,7 @@ lib_for = $(if $(filter $(1),$(INTERNAL_USERS)),$(LIBINT),$(LIBA))
 .PHONY: all lib apps parmacs mpi-apps tests examples run check test prove bench bench-quick bench-micro bench-deps benches install deps clean cas
 all: lib $(TSRUN) apps tests benches examples cas parmacs
 
-lib: $(LIBA) $(LIBSO) $(LIBINT)
+lib: $(LIBA) $(LIBSO) $(LIBINT) $(OMPLIB)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -87,6 +88,21 @@ $(LIBA): $(BUILD)/obj/libtessera.o
 	rm -f $@ && ar rcs $@ $^
 
 $(LIBINT): $(BUILD)/obj/libtessera_int.o
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# The OpenMP runtime (src/api/omp/, docs/OPENMP.md) that tsrcc -fopenmp links
+# beside libtessera.a: libomp's entry points over Tessera's public API, made
+# one object the same way, its data private, only its OMP_API names global.
+OMP_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/api/omp/*.c))
+$(OMP_OBJS): CFLAGS += -fvisibility=hidden
+$(OMP_OBJS): Makefile src/api/omp/omp_rt.h
+
+$(BUILD)/obj/libtessera_omp.o: $(OMP_OBJS) src/private.ld
+	$(CC) -r -nostdlib -Wl,-T,src/private.ld -o $@.tmp $(OMP_OBJS)
+	$(OBJCOPY) --localize-hidden $@.tmp $@ && rm -f $@.tmp
+
+$(OMPLIB): $(BUILD)/obj/libtessera_omp.o
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
@@ -171,7 +187,7 @@ cas:
 	@echo "cas: clang-16 or llvm-16-dev is missing (scripts/deps.sh build installs them): no tsrcc, CAS tests skipped"
 endif
 
-$(BUILD)/obj/compiler/%.o: compiler/%.cpp compiler/cas_pass.h
+$(BUILD)/obj/compiler/%.o: compiler/%.cpp compiler/cas_pass.h compiler/omp_pass.h
 	@mkdir -p $(dir $@)
 	$(CLANG16:clang%=clang++%) $(shell $(LLVM_CONFIG) --cxxflags 2>/dev/null) -fPIC -O2 -Wall -Wextra -Wno-unused-parameter -c $< -o $@
 
@@ -457,6 +473,9 @@ install: lib $(TSRUN) $(if $(HAVE_LLVM),$(CAS_PLUGIN))
 	install -d $(DESTDIR)$(PREFIX)/share/tessera
 	install -m 644 $(PARMACS_M4) $(DESTDIR)$(PREFIX)/share/tessera/
 	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/libtessera.a
+	install -m 644 $(OMPLIB) $(DESTDIR)$(PREFIX)/lib/libtessera_omp.a
+	install -d $(DESTDIR)$(PREFIX)/include/omp
+	install -m 644 include/omp/omp.h $(DESTDIR)$(PREFIX)/include/omp/
 	install -m 755 $(LIBSO_FILE) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_FILE))
 	ln -sf $(notdir $(LIBSO_FILE)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_NAME))
 	ln -sf $(notdir $(LIBSO_NAME)) $(DESTDIR)$(PREFIX)/lib/libtessera.so

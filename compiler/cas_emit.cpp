@@ -2,6 +2,7 @@
 // merged per array and mode, checks that a dominating one covers discarded
 // (the paper's Section 4.2), the calls emitted, and the plugin's entry.
 #include "cas_pass.h"
+#include "omp_pass.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
@@ -252,13 +253,15 @@ static void addPasses(FunctionPassManager &FPM)
     FPM.addPass(tsr::CasPass());
 }
 
-// The plugin: the pass runs last in the optimisation pipeline, after the
-// inliner (the paper inlined by hand, Section 4.3) and loop rotation, and
-// by name (tsr-cas) in opt's function pipelines.
+// The plugin: the OpenMP pass (omp_pass.cpp, with -tsr-omp), then this
+// one, run last in the optimisation pipeline, after the inliner (the paper
+// inlined by hand, Section 4.3) and loop rotation, and by name (tsr-cas)
+// in opt's function pipelines.
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo()
 {
     return {LLVM_PLUGIN_API_VERSION, "tsr-cas", "1", [](PassBuilder &PB) {
                 PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
+                    MPM.addPass(tsr::OmpPass());
                     FunctionPassManager FPM;
                     addPasses(FPM);
                     MPM.addPass(createModuleToFunctionPassAdaptor(std::move(FPM)));

@@ -1,0 +1,165 @@
+/*
+ * omp_mem.c - the program's memory in shared memory, without annotations.
+ *
+ * tsrcc's pass (compiler/omp_pass.cpp) renames the program's calls to the
+ * C allocator to the tsr_omp_* functions here, which take tsr_malloc
+ * memory, and moves every local variable whose address escapes (those a
+ * parallel region shares among them) to a frame stack of the node's own in
+ * shared memory: a pointer to the master's local variable then means the
+ * same bytes on every node.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "omp_rt.h"
+
+/* ---- the allocator ----------------------------------------------------- */
+
+/* Before each block: which allocator it came from, the node that took it
+ * and its size, so that free and realloc need no lookup. A block without
+ * the magic word was allocated inside the C library (strdup, getline...). */
+#define MAGIC 0x4f4d5053u /* "OMPS" */
+typedef struct header {
+    uint32_t magic;
+    int32_t node;   /* -1: libc memory, taken before tsr_init */
+    uint64_t size;
+    void *base;     /* what the allocator returned (aligned blocks differ) */
+    uint64_t pad;
+} header;
+
+static int started;
+
+static void *take(size_t size, size_t align)
+{
+    if (align < sizeof(header))
+        align = sizeof(header);
+    if (size > SIZE_MAX - align - sizeof(header)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t total = size + align + sizeof(header);
+    char *base = started ? tsr_malloc(total) : malloc(total);
+    if (!base)
+        return NULL;
+    uintptr_t p = ((uintptr_t)base + sizeof(header) + align - 1) & ~(uintptr_t)(align - 1);
+    header *h = (header *)p - 1;
+    *h = (header){MAGIC, started ? tsr_node() : -1, size, base, 0};
+    return (void *)p;
+}
+
+static header *header_of(void *p)
+{
+    header *h = (header *)p - 1;
+    return h->magic == MAGIC ? h : NULL;
+}
+
+OMP_API void *tsr_omp_malloc(size_t size) { return take(size, 16); }
+
+OMP_API void *tsr_omp_calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = take(n * size, 16);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
+
+/* Memory another node took is left where it is (tsr_free_local frees only
+ * a node's own); the job's end releases it. */
+OMP_API void tsr_omp_free(void *p)
+{
+    if (!p)
+        return;
+    header *h = header_of(p);
+    if (!h) {
+        free(p);
+        return;
+    }
+    h->magic = 0;
+    if (h->node < 0)
+        free(h->base);
+    else if (h->node == tsr_node())
+        tsr_free_local(h->base);
+}
+
+OMP_API void *tsr_omp_realloc(void *p, size_t size)
+{
+    if (!p)
+        return tsr_omp_malloc(size);
+    header *h = header_of(p);
+    if (!h)
+        return realloc(p, size);
+    void *q = tsr_omp_malloc(size);
+    if (!q)
+        return NULL;
+    memcpy(q, p, h->size < size ? h->size : size);
+    tsr_omp_free(p);
+    return q;
+}
+
+OMP_API int tsr_omp_posix_memalign(void **out, size_t align, size_t size)
+{
+    if (!align || (align & (align - 1)) || align % sizeof(void *))
+        return EINVAL;
+    void *p = take(size, align);
+    if (!p)
+        return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+OMP_API void *tsr_omp_aligned_alloc(size_t align, size_t size)
+{
+    void *p = NULL;
+    int e = tsr_omp_posix_memalign(&p, align, size);
+    if (e)
+        errno = e;
+    return p;
+}
+
+/* ---- the frame stack --------------------------------------------------- */
+
+/* The pass brackets each function that has such variables with
+ * frame_enter and frame_leave, and allocates them in between; the stack
+ * grows up from `lo`. */
+static char *lo, *sp, *hi;
+
+OMP_API void *tsr_omp_frame_enter(void) { return sp; }
+
+OMP_API void tsr_omp_frame_leave(void *mark) { sp = mark; }
+
+OMP_API void *tsr_omp_frame_alloc(size_t size, size_t align)
+{
+    if (!lo) {
+        fprintf(stderr, "tessera openmp: a local variable whose address escapes, in code that "
+                "runs before main (a constructor): it cannot be placed in shared memory yet\n");
+        exit(2);
+    }
+    char *p = (char *)(((uintptr_t)sp + align - 1) & ~(uintptr_t)(align - 1));
+    if (size > (size_t)(hi - p)) {
+        fprintf(stderr, "tessera openmp: node %d's shared stack (TSR_OMP_STACK=%zu MiB) is "
+                "full: raise TSR_OMP_STACK\n", tsr_node(), (size_t)(hi - lo) >> 20);
+        exit(2);
+    }
+    sp = p + size;
+    return p;
+}
+
+void omp_mem_init(void)
+{
+    const char *s = getenv("TSR_OMP_STACK");
+    char *end = NULL;
+    unsigned long mib = s && *s ? strtoul(s, &end, 10) : 64;
+    if (end && (*end || mib < 1 || mib > 65536)) {
+        fprintf(stderr, "tessera openmp: TSR_OMP_STACK=%s: a size in MiB, 1 to 65536\n", s);
+        exit(2);
+    }
+    lo = sp = tsr_malloc(mib << 20);
+    hi = lo + (mib << 20);
+    started = 1;
+}

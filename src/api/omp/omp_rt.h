@@ -1,0 +1,79 @@
+/*
+ * omp_rt.h - what the parts of Tessera's OpenMP runtime share
+ * (docs/OPENMP.md). The runtime is libtessera_omp.a: the entry points that
+ * clang's -fopenmp code calls (libomp's ABI, __kmpc_*), the omp_* routines,
+ * and the calls tsrcc's pass puts into the program (tsr_omp_*). It is built
+ * on Tessera's public API only: a parallel region is one tsr_fork and one
+ * tsr_join, the team being one thread per node, thread t on node t.
+ */
+#ifndef TSR_OMP_RT_H
+#define TSR_OMP_RT_H
+
+#include <stdint.h>
+
+#include "tessera.h"
+
+/* The names the program calls; everything else stays inside the library. */
+#define OMP_API __attribute__((visibility("default")))
+
+/* libomp's source location: psource is ";file;function;line;column;;". */
+typedef struct ident {
+    int32_t reserved_1, flags, reserved_2, reserved_3;
+    const char *psource;
+} ident_t;
+
+typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
+
+/* Lock ids (0 <= id < TSR_MAX_LOCKS): the program makes no tsr_lock call
+ * of its own, so the runtime has them all. */
+enum {
+    LOCK_ATOMIC = 0,        /* atomic read-modify-writes on shared memory */
+    LOCK_ALLOCATE = 1,      /* the counter omp_init_lock draws from */
+    LOCK_SLOTS = 64,        /* one per dispatch slot */
+    LOCK_CRITICAL = 256,    /* critical sections, by their name's address */
+    LOCK_USER = 2048,       /* omp_lock_t */
+};
+
+#define MAX_ARGS 32  /* variables a parallel region may share */
+#define SLOTS 64     /* dynamic loops a thread may run ahead of another */
+
+/* A dynamic or guided loop's next iteration, shared by the team: loop
+ * `seq` of region `gen` (every thread meets the loops in the same order). */
+typedef struct slot {
+    uint64_t gen, seq, next;
+} slot;
+
+/* The job's shared block (tsr_alloc at start-up, one page). */
+typedef struct omp_shared {
+    kmpc_micro fn;          /* the region node 0 forks */
+    uint32_t argc;
+    uint32_t nthreads;
+    uint64_t gen;           /* regions forked so far */
+    void *args[MAX_ARGS];
+    uint32_t user_locks;    /* omp_lock_t ids handed out */
+    slot slots[SLOTS];
+} omp_shared;
+
+/* This node's view of the team it runs in. */
+typedef struct omp_team {
+    int level;         /* parallel regions entered (nested ones are serialized) */
+    int nthreads;      /* the innermost team's size */
+    int tid;           /* this thread's number in it */
+    int spread;        /* the outermost team spans the nodes (locks needed) */
+    uint64_t gen;      /* the outermost region's generation */
+    uint64_t loops;    /* dynamic loops met in it */
+} omp_team;
+
+extern omp_shared *omp_sh;
+extern omp_team omp_me;
+extern int omp_default_threads;   /* OMP_NUM_THREADS, or the job's nodes */
+extern int omp_run_sched, omp_run_chunk; /* OMP_SCHEDULE */
+
+/* Stops the job naming the construct and its source line. */
+__attribute__((noreturn)) void omp_refuse(const ident_t *loc, const char *construct,
+                                          const char *why);
+void __kmpc_barrier(const ident_t *loc, int32_t gtid);
+void omp_mem_init(void);
+void omp_loop_init(void);
+
+#endif

@@ -1,0 +1,133 @@
+/*
+ * omp_sync.c - mutual exclusion across the team: critical sections,
+ * reductions, atomics and omp_lock_t, each a Tessera lock, so release
+ * consistency carries the protected writes from one holder to the next.
+ * Outside a team spread over the nodes (sequential code, serialized
+ * regions) the other nodes wait in tsr_serve and nothing needs a lock.
+ */
+#include <stdint.h>
+
+#include "omp_rt.h"
+
+/* Critical sections held now, innermost last: two names that share a lock
+ * id would deadlock when nested, so that is refused. */
+#define MAX_HELD 16
+static int held[MAX_HELD];
+static int nheld;
+
+/* A critical section's name is a global of the program (clang's
+ * .gomp_critical_user_NAME.var), at the same address on every node. */
+static int critical_lock(const void *name)
+{
+    return LOCK_CRITICAL + (int)(((uintptr_t)name >> 5) % (LOCK_USER - LOCK_CRITICAL));
+}
+
+static void enter(const ident_t *loc, const char *construct, const void *name)
+{
+    if (!omp_me.spread)
+        return;
+    int id = critical_lock(name);
+    for (int i = 0; i < nheld; i++)
+        if (held[i] == id)
+            omp_refuse(loc, construct, "nested inside a critical section that maps to the same "
+                       "Tessera lock (the same name, or two names whose addresses collide)");
+    if (nheld == MAX_HELD)
+        omp_refuse(loc, construct, "more than 16 critical sections nested");
+    held[nheld++] = id;
+    tsr_lock(id);
+}
+
+static void leave(void)
+{
+    if (!omp_me.spread || !nheld)
+        return;
+    tsr_unlock(held[--nheld]);
+}
+
+OMP_API void __kmpc_critical(const ident_t *loc, int32_t gtid, void *name)
+{
+    enter(loc, "critical", name);
+}
+
+OMP_API void __kmpc_critical_with_hint(const ident_t *loc, int32_t gtid, void *name,
+                                       uint32_t hint)
+{
+    enter(loc, "critical", name);
+}
+
+OMP_API void __kmpc_end_critical(const ident_t *loc, int32_t gtid, void *name) { leave(); }
+
+/* Reductions take libomp's critical method (1): the thread that gets it
+ * combines its private copy into the shared variable itself, under the
+ * lock of the reduction's name. */
+OMP_API int32_t __kmpc_reduce_nowait(const ident_t *loc, int32_t gtid, int32_t nvars,
+                                     size_t size, void *data, void (*combine)(void *, void *),
+                                     void *name)
+{
+    enter(loc, "reduction", name);
+    return 1;
+}
+
+OMP_API void __kmpc_end_reduce_nowait(const ident_t *loc, int32_t gtid, void *name) { leave(); }
+
+OMP_API int32_t __kmpc_reduce(const ident_t *loc, int32_t gtid, int32_t nvars, size_t size,
+                              void *data, void (*combine)(void *, void *), void *name)
+{
+    enter(loc, "reduction", name);
+    return 1;
+}
+
+OMP_API void __kmpc_end_reduce(const ident_t *loc, int32_t gtid, void *name)
+{
+    leave();
+    __kmpc_barrier(loc, gtid);
+}
+
+/* Atomic read-modify-writes: tsrcc's pass turns each into plain loads and
+ * stores between these two calls. */
+OMP_API void tsr_omp_atomic_enter(void)
+{
+    if (omp_me.spread)
+        tsr_lock(LOCK_ATOMIC);
+}
+
+OMP_API void tsr_omp_atomic_leave(void)
+{
+    if (omp_me.spread)
+        tsr_unlock(LOCK_ATOMIC);
+}
+
+/* omp_lock_t (include/omp/omp.h) holds its Tessera lock id plus one. */
+typedef struct omp_lock_t {
+    uintptr_t id;
+} omp_lock_t;
+
+static int lock_id(omp_lock_t *l, const char *fn)
+{
+    if (!l || l->id < 1 || l->id > TSR_MAX_LOCKS - LOCK_USER)
+        omp_refuse(NULL, fn, "the lock was not initialized by omp_init_lock");
+    return LOCK_USER + (int)l->id - 1;
+}
+
+OMP_API void omp_init_lock(omp_lock_t *l)
+{
+    if (omp_me.spread)
+        tsr_lock(LOCK_ALLOCATE);
+    uint32_t n = ++omp_sh->user_locks;
+    if (omp_me.spread)
+        tsr_unlock(LOCK_ALLOCATE);
+    if (n > TSR_MAX_LOCKS - LOCK_USER)
+        omp_refuse(NULL, "omp_init_lock", "more than 2048 locks initialized");
+    l->id = n;
+}
+
+OMP_API void omp_destroy_lock(omp_lock_t *l)
+{
+    lock_id(l, "omp_destroy_lock");
+    l->id = 0;
+}
+
+/* Unlike critical sections, a lock is taken even in sequential code: it
+ * may be set there and unset inside a region. */
+OMP_API void omp_set_lock(omp_lock_t *l) { tsr_lock(lock_id(l, "omp_set_lock")); }
+OMP_API void omp_unset_lock(omp_lock_t *l) { tsr_unlock(lock_id(l, "omp_unset_lock")); }
