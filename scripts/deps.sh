@@ -3,7 +3,7 @@
 # nothing when everything is present, so it is cheap to run before every
 # `make run` / `make test` / `make bench`.
 #   scripts/deps.sh build   compiler, python3, pkg-config, cmake, man, clang (build, tests, fuzzing),
-#                           clang-16 and LLVM 16 (the CAS-DSM pass, tsrcc)
+#                           clang-16 and LLVM 16 (the CAS-DSM pass, tsrcc), libomp 16
 #   scripts/deps.sh bench   also Open MPI and matplotlib (benchmarks)
 #   scripts/deps.sh ssh | slurm | mpirun | mpich | netfilter   what one cluster test
 #                           needs (tests/sh/cluster_*.sh, udp_netns.sh): sshd,
@@ -25,6 +25,8 @@ command -v clang >/dev/null || need_apt+=(clang) # the fuzz targets (make fuzz)
 command -v clang-16 >/dev/null || need_apt+=(clang-16)
 [ -x /usr/lib/llvm-16/bin/llvm-config ] || need_apt+=(llvm-16-dev)
 [ -x /usr/lib/llvm-16/bin/FileCheck ] || need_apt+=(llvm-16-tools)
+# clang-16's OpenMP runtime: the reference builds of tests/sh/omp.sh (docs/OPENMP.md)
+[ -f /usr/lib/llvm-16/lib/libomp.so ] || need_apt+=(libomp-16-dev)
 if [ "$mode" = bench ]; then
     command -v mpicc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
     command -v oshcc >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev) # bench/themis.sh

@@ -7,7 +7,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 
-#define N 2000
+#define N 500
 
 static long crit_total, named_a, named_b;
 static atomic_long c11;
@@ -25,7 +25,7 @@ int main(void)
     for (int i = 1; i <= N; i++) {
         sum += i;
         diff -= i;
-        if (i % 200 == 0)
+        if (i % 50 == 0)
             prod *= 1.5;
         band &= ~(1 << (i % 20));
         bor |= 1 << (i % 24);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "omp_rt.h"
 
@@ -24,14 +25,27 @@ omp_team omp_me;
 int omp_default_threads;
 static int pending_threads; /* num_threads(n) of the next region */
 
+void omp_die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tessera openmp: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    /* Not exit: its tsr_finalize (finish) would wait for a team that is
+     * stopping too. */
+    fflush(NULL);
+    _exit(2);
+}
+
 void omp_refuse(const ident_t *loc, const char *construct, const char *why)
 {
     char file[256] = "?", fn[128] = "?";
     int line = 0;
     if (loc && loc->psource)
         sscanf(loc->psource, ";%255[^;];%127[^;];%d", file, fn, &line);
-    fprintf(stderr, "tessera openmp: %s at %s:%d (in %s): %s\n", construct, file, line, fn, why);
-    exit(2);
+    omp_die("%s at %s:%d (in %s): %s", construct, file, line, fn, why);
 }
 
 static int env_threads(void)
@@ -44,11 +58,9 @@ static int env_threads(void)
     /* A list ("4,2") sets nested levels too; nested regions are serialized. */
     if (end == s || (*end && *end != ',') || n < 1)
         omp_refuse(NULL, "OMP_NUM_THREADS", "not a positive number");
-    if (n != 1 && n != tsr_nodes()) {
-        fprintf(stderr, "tessera openmp: OMP_NUM_THREADS=%ld, but the job has %d nodes: a team "
-                "is one thread per node (OMP_NUM_THREADS=%d) or 1\n", n, tsr_nodes(), tsr_nodes());
-        exit(2);
-    }
+    if (n != 1 && n != tsr_nodes())
+        omp_die("OMP_NUM_THREADS=%ld, but the job has %d nodes: a team is one thread per node "
+                "(OMP_NUM_THREADS=%d) or 1", n, tsr_nodes(), tsr_nodes());
     return (int)n;
 }
 

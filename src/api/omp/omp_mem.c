@@ -9,7 +9,6 @@
  * same bytes on every node.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,17 +134,13 @@ OMP_API void tsr_omp_frame_leave(void *mark) { sp = mark; }
 
 OMP_API void *tsr_omp_frame_alloc(size_t size, size_t align)
 {
-    if (!lo) {
-        fprintf(stderr, "tessera openmp: a local variable whose address escapes, in code that "
-                "runs before main (a constructor): it cannot be placed in shared memory yet\n");
-        exit(2);
-    }
+    if (!lo)
+        omp_die("a local variable whose address escapes, in code that runs before main (a "
+                "constructor): it cannot be placed in shared memory yet");
     char *p = (char *)(((uintptr_t)sp + align - 1) & ~(uintptr_t)(align - 1));
-    if (size > (size_t)(hi - p)) {
-        fprintf(stderr, "tessera openmp: node %d's shared stack (TSR_OMP_STACK=%zu MiB) is "
-                "full: raise TSR_OMP_STACK\n", tsr_node(), (size_t)(hi - lo) >> 20);
-        exit(2);
-    }
+    if (size > (size_t)(hi - p))
+        omp_die("node %d's shared stack (TSR_OMP_STACK=%zu MiB) is full: raise TSR_OMP_STACK",
+                tsr_node(), (size_t)(hi - lo) >> 20);
     sp = p + size;
     return p;
 }
@@ -155,10 +150,8 @@ void omp_mem_init(void)
     const char *s = getenv("TSR_OMP_STACK");
     char *end = NULL;
     unsigned long mib = s && *s ? strtoul(s, &end, 10) : 64;
-    if (end && (*end || mib < 1 || mib > 65536)) {
-        fprintf(stderr, "tessera openmp: TSR_OMP_STACK=%s: a size in MiB, 1 to 65536\n", s);
-        exit(2);
-    }
+    if (end && (*end || mib < 1 || mib > 65536))
+        omp_die("TSR_OMP_STACK=%s: a size in MiB, 1 to 65536", s);
     lo = sp = tsr_malloc(mib << 20);
     hi = lo + (mib << 20);
     started = 1;

@@ -69,6 +69,8 @@ extern omp_team omp_me;
 extern int omp_default_threads;   /* OMP_NUM_THREADS, or the job's nodes */
 extern int omp_run_sched, omp_run_chunk; /* OMP_SCHEDULE */
 
+/* Stops the job with the message (printf's format), status 2. */
+__attribute__((noreturn, format(printf, 1, 2))) void omp_die(const char *fmt, ...);
 /* Stops the job naming the construct and its source line. */
 __attribute__((noreturn)) void omp_refuse(const ident_t *loc, const char *construct,
                                           const char *why);

@@ -1,0 +1,107 @@
+/* Where shared data lives, without annotations: the heap (malloc, calloc,
+ * realloc, posix_memalign, aligned_alloc, free), globals and static
+ * locals, a caller's local array reached through a pointer, a
+ * variable-length array, a struct on the stack, and a nested region (run
+ * by a team of one). */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define N 4096
+
+double global_vec[N];
+
+struct point {
+    int x, y;
+    char tag[16];
+};
+
+/* Fills a caller's array: a pointer into the caller's frame. */
+static void fill(double *a, int n, double k)
+{
+#pragma omp parallel for
+    for (int i = 0; i < n; i++)
+        a[i] = i * k;
+}
+
+static double total(const double *a, int n)
+{
+    double s = 0;
+#pragma omp parallel for reduction(+ : s)
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+
+static int counter(void)
+{
+    static int calls;
+#pragma omp parallel
+#pragma omp atomic
+    calls++;
+    return calls;
+}
+
+int main(int argc, char **argv)
+{
+    double local[N];
+    fill(local, N, 0.5);
+    fill(global_vec, N, 2.0);
+    printf("local %.1f, global %.1f\n", total(local, N), total(global_vec, N));
+
+    int n = N / 2 + argc; /* a variable-length array's size known only at run time */
+    double vla[n];
+    fill(vla, n, 1.0);
+    printf("vla of %d: %.1f\n", n, total(vla, n));
+
+    double *h = malloc(N * sizeof *h);
+    long *z = calloc(N, sizeof *z);
+    double *al = NULL;
+    if (posix_memalign((void **)&al, 64, N * sizeof *al))
+        return 1;
+    float *aa = aligned_alloc(128, N * sizeof(float));
+#pragma omp parallel for
+    for (int i = 0; i < N; i++) {
+        h[i] = i;
+        z[i] += i % 7;
+        al[i] = -i;
+        aa[i] = 0.25f * i;
+    }
+    long zs = 0;
+    for (int i = 0; i < N; i++)
+        zs += z[i];
+    printf("malloc %.1f, calloc %ld, posix_memalign %.1f (aligned %d), aligned_alloc %.1f (%d)\n",
+           total(h, N), zs, total(al, N), (int)((unsigned long)al % 64 == 0),
+           (double)aa[N - 1], (int)((unsigned long)aa % 128 == 0));
+    h = realloc(h, 2 * N * sizeof *h);
+    fill(h + N, N, 1.0);
+    printf("realloc kept %.1f, grew %.1f\n", total(h, N), total(h + N, N));
+    free(h);
+    free(z);
+    free(al);
+    free(aa);
+
+    char *dup = strdup("from the C library"); /* libc's malloc: freed by libc */
+    printf("%s\n", dup);
+    free(dup);
+
+    struct point p = {1, 2, "start"};
+    int nested = -1;
+#pragma omp parallel
+    {
+#pragma omp single
+        {
+            p.x += 10;
+            strcpy(p.tag, "moved");
+        }
+#pragma omp parallel
+        {
+#pragma omp master
+            nested = omp_get_num_threads() * 100 + omp_get_level();
+        }
+    }
+    printf("struct %d %d %s, nested team %d\n", p.x, p.y, p.tag, nested);
+    printf("static local %d then %d\n", counter(), counter());
+    return 0;
+}
