@@ -180,8 +180,17 @@ tsrcc_for = sed -e 's|@PLUGIN@|$(1)|' -e 's|@INCLUDE@|$(2)|' -e 's|@LIB@|$(3)|' 
                 -e 's|@CLANG@|$(CLANG16)|' -e 's|@VERSION@|$(SO_VERSION)|' \
                 -e 's|@COMMIT@|$(TSR_COMMIT)|' compiler/tsrcc.in
 
+# The applications' OpenMP forms (NAME_OMP_SRCS, docs/OPENMP.md), one source
+# built twice: build/apps/NAME_omp by tsrcc -fopenmp (the harness's
+# tessera-omp) and build/apps/NAME_ompnative by clang-16 -fopenmp with libomp
+# (omp-native, one host), where libomp-16-dev is installed.
+OMP_APPS     := $(foreach a,$(APPS),$(if $($(a)_OMP_SRCS),$(a)))
+HAVE_LIBOMP  := $(shell test -f /usr/lib/llvm-16/lib/libomp.so && echo yes)
+OMP_APP_BINS := $(foreach a,$(OMP_APPS),$(BUILD)/apps/$(a)_omp \
+                    $(if $(HAVE_LIBOMP),$(BUILD)/apps/$(a)_ompnative))
+
 ifeq ($(HAVE_LLVM),yes)
-cas: $(CAS_PLUGIN) $(TSRCC) $(CAS_APPS)
+cas: $(CAS_PLUGIN) $(TSRCC) $(CAS_APPS) $(OMP_APP_BINS)
 else
 cas:
 	@echo "cas: clang-16 or llvm-16-dev is missing (scripts/deps.sh build installs them): no tsrcc, CAS tests skipped"
@@ -206,6 +215,16 @@ $(BUILD)/cas/$(1)/$(2): $$($(2)_SRCS) $(LIBA) $(CAS_PLUGIN) $(TSRCC)
 	$(TSRCC) $(call cas_flags,$(1)) -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(2)_SRCS)
 endef
 $(foreach l,$(CAS_BUILDS),$(foreach a,$(APPS),$(eval $(call cas_app_rule,$(l),$(a)))))
+
+define omp_app_rule
+$(BUILD)/apps/$(1)_omp: $$($(1)_OMP_SRCS) $(LIBA) $(OMPLIB) $(CAS_PLUGIN) $(TSRCC)
+	@mkdir -p $$(dir $$@)
+	$(TSRCC) -fopenmp -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(1)_OMP_SRCS)
+$(BUILD)/apps/$(1)_ompnative: $$($(1)_OMP_SRCS)
+	@mkdir -p $$(dir $$@)
+	$(CLANG16) -fopenmp -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(1)_OMP_SRCS)
+endef
+$(foreach a,$(OMP_APPS),$(eval $(call omp_app_rule,$(a))))
 
 # ---- Examples: programs written for TreadMarks or JIAJIA ----------------------
 # Built with the public headers only, as a user of those systems would.

@@ -27,7 +27,8 @@ COUNTERS = {
 }
 
 IMPLS = ("seq", "tessera", "tessera-v", "tessera-lrc", "tessera-munin", "tessera-uffd",
-         "tessera-shm", "tessera-direct", "tessera-udp", "mpi-shm", "mpi-tcp")
+         "tessera-shm", "tessera-direct", "tessera-udp", "tessera-omp", "omp-native", "mpi-shm",
+         "mpi-tcp")
 MPI_IMPLS = ("mpi-shm", "mpi-tcp")
 # Tessera variants: (TSR_WRITE_DETECT, extra program arguments, TSR_DETECT,
 # TSR_TRANSPORT, TSR_PROTO, TSR_FETCH).
@@ -50,6 +51,10 @@ MPI_IMPLS = ("mpi-shm", "mpi-tcp")
 #                  memory (TSR_FETCH=direct) instead of asked for: what
 #                  tsrun gives a one-host job by default
 #   tessera-udp    the default over UDP with Tessera's own reliability
+#   tessera-omp    the app's OpenMP form (NAME_OMP_SRCS) built by tsrcc -fopenmp,
+#                  under the default's settings (docs/OPENMP.md); beside it
+#                  omp-native, the same source built with libomp, on one host
+#                  with OMP_NUM_THREADS threads
 TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv", "tcp", "hlrc", "message"),
                  "tessera-v": ("all", [], "segv", "tcp", "hlrc", "message"),
                  "tessera-lrc": ("cache-only", [], "segv", "tcp", "lrc", "message"),
@@ -57,7 +62,11 @@ TESSERA_IMPLS = {"tessera": ("cache-only", [], "segv", "tcp", "hlrc", "message")
                  "tessera-uffd": ("cache-only", [], "uffd", "tcp", "hlrc", "message"),
                  "tessera-shm": ("cache-only", [], "segv", "shm", "hlrc", "message"),
                  "tessera-direct": ("cache-only", [], "segv", "shm", "hlrc", "direct"),
-                 "tessera-udp": ("cache-only", [], "segv", "udp", "hlrc", "message")}
+                 "tessera-udp": ("cache-only", [], "segv", "udp", "hlrc", "message"),
+                 "tessera-omp": ("cache-only", [], "segv", "tcp", "hlrc", "message")}
+# The binary's suffix of the implementations that are not the Tessera API's.
+SUFFIXES = {"seq": "_seq", "tessera-omp": "_omp", "omp-native": "_ompnative",
+            "mpi-shm": "_mpi", "mpi-tcp": "_mpi"}
 NAUTILUS_APPS = ("lu", "water", "sor")
 MUNIN_APPS = ("mm", "sor")
 
@@ -112,13 +121,12 @@ def discover_apps(cfg: argparse.Namespace) -> list[App]:
 
 
 def binary(cfg: argparse.Namespace, app: App, impl: str) -> Path:
-    suffix = "_seq" if impl == "seq" else "" if impl in TESSERA_IMPLS else "_mpi"
-    return cfg.bin_dir / f"{app.name}{suffix}"
+    return cfg.bin_dir / f"{app.name}{SUFFIXES.get(impl, '')}"
 
 
 def command(cfg: argparse.Namespace, app: App, impl: str, nodes: int) -> list[str]:
     exe = str(binary(cfg, app, impl))
-    if impl == "seq":
+    if impl in ("seq", "omp-native"):
         return [exe, *app.args]
     if impl in TESSERA_IMPLS:
         return [str(cfg.tsrun), "-n", str(nodes), exe, *TESSERA_IMPLS[impl][1], *app.args]

@@ -117,6 +117,8 @@ def execute(cfg: argparse.Namespace, app: App, impl: str, nodes: int, rep: int) 
             env["TSR_TRANSPORT"] = TESSERA_IMPLS[impl][3]
             env["TSR_PROTO"] = TESSERA_IMPLS[impl][4]
             env["TSR_FETCH"] = TESSERA_IMPLS[impl][5]
+        if impl == "omp-native":
+            env["OMP_NUM_THREADS"] = str(nodes)
         start = time.monotonic()
         rc, out, err = run_process(command(cfg, app, impl, nodes), env, cfg.timeout)
         run.wall = time.monotonic() - start
@@ -217,7 +219,7 @@ def plan(cfg: argparse.Namespace, apps: list[App]) -> tuple[list[tuple[App, str,
             nodes = ([1] if impl == "seq"
                      else cfg.nodes if impl in ("tessera", "tessera-lrc", "tessera-munin",
                                                 "tessera-uffd", "tessera-shm", "tessera-direct",
-                                                "tessera-udp")
+                                                "tessera-udp", "tessera-omp", "omp-native")
                      else (cfg.nodes if cfg.detect_both else [max(cfg.nodes)])
                      if impl == "tessera-v" else cfg.mpi_nodes)
             todo += [(app, impl, n) for n in nodes]
