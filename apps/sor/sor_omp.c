@@ -3,30 +3,32 @@
  * host (clang-16 -fopenmp) and for Tessera across nodes (tsrcc -fopenmp,
  * docs/OPENMP.md).
  *
- * Each row is allocated and initialised by the thread whose static block
- * updates it, as OpenMP programs place data for first touch on NUMA
- * machines. Under Tessera malloc homes a block on the node that calls it, so
- * each node's band is homed where it is written, as sor.c arranges with
- * its per-node allocations, and the same boundary rows move at each barrier.
+ * Each thread allocates and initialises the rows its static block
+ * updates, as OpenMP programs place data for first touch on NUMA machines.
+ * Under Tessera malloc homes a block on the node that calls it, so each
+ * node's band is homed where it is written, as sor.c arranges with its
+ * per-node allocations, and the same boundary rows move at each barrier.
  */
 #include <omp.h>
 
 #include "sor.h"
 
-/* Row i of both colours, and the boundary row next to it at either end. */
-static void place_row(double **red, double **black, const sor_params *p, long i)
+/* Rows [lo, hi) of one colour matrix, and the boundary row next to them
+ * at either end: one block, so that a node's rows lie together and share
+ * no page with another node's or with the other colour's. */
+static void place_band(double **m, int colour, const sor_params *p, long lo, long hi)
 {
-    size_t bytes = (size_t)p->width * sizeof(double);
-    long first = i == 1 ? 0 : i, end = i == p->rows ? p->rows + 2 : i + 1;
-    for (long r = first; r < end; r++) {
-        red[r] = malloc(bytes);
-        black[r] = malloc(bytes);
-        if (!red[r] || !black[r]) {
-            perror("malloc");
-            exit(2);
-        }
+    long first = lo == 1 ? 0 : lo, end = hi == p->rows + 1 ? p->rows + 2 : hi;
+    double *band = malloc((size_t)(end - first) * (size_t)p->width * sizeof(double));
+    if (!band) {
+        perror("malloc");
+        exit(2);
     }
-    sor_init_rows(red, black, p, first, end);
+    for (long r = first; r < end; r++) {
+        m[r] = band + (r - first) * p->width;
+        for (long k = 0; k < p->width; k++)
+            m[r][k] = sor_initial(p, r, 2 * k + ((r + colour) & 1));
+    }
 }
 
 int main(int argc, char **argv)
@@ -35,9 +37,21 @@ int main(int argc, char **argv)
     sor_parse(argc, argv, &p);
     double **red = app_calloc((size_t)p.rows + 2, sizeof *red);
     double **black = app_calloc((size_t)p.rows + 2, sizeof *black);
-#pragma omp parallel for schedule(static)
-    for (long i = 1; i <= p.rows; i++)
-        place_row(red, black, &p, i);
+#pragma omp parallel
+    {
+        /* The rows this thread's static block holds: every static loop
+         * below over the same rows gives it the same ones. */
+        long lo = p.rows + 1, hi = 1;
+#pragma omp for schedule(static)
+        for (long i = 1; i <= p.rows; i++) {
+            lo = i < lo ? i : lo;
+            hi = i + 1;
+        }
+        if (lo < hi) {
+            place_band(red, SOR_RED, &p, lo, hi);
+            place_band(black, SOR_BLACK, &p, lo, hi);
+        }
+    }
 
     double start = omp_get_wtime();
 #pragma omp parallel
