@@ -7,6 +7,8 @@
 //    the node's frame stack in shared memory (tsr_omp_frame_*);
 //  - calls to the C allocator go to tsr_omp_malloc and friends, which give
 //    shared memory;
+//  - the master's threadprivate values that copyin hands a region are
+//    copied to such a local first;
 //  - atomic read-modify-writes (atomic, C11 and __sync/__atomic builtins)
 //    become plain loads and stores between tsr_omp_atomic_enter and
 //    _leave, a Tessera lock when the team spans the nodes: a processor's
@@ -53,6 +55,41 @@ static bool movesToShared(const AllocaInst &AI)
 {
     return PointerMayBeCaptured(&AI, /*ReturnCaptures=*/false, /*StoreCaptures=*/true) &&
            !onlyRuntimeUses(AI);
+}
+
+// A threadprivate variable (thread-local storage) that a region's copyin
+// reads: the region gets the master's copy by its address, which on another
+// node names that node's own copy (one address layout), so nothing would
+// be copied. The master's value goes to a local of its own first, which
+// moveLocals then places in shared memory.
+static bool shareCopyin(Function &F)
+{
+    bool Changed = false;
+    const DataLayout &DL = F.getParent()->getDataLayout();
+    for (Instruction &I : instructions(F)) {
+        auto *C = dyn_cast<CallBase>(&I);
+        const Function *Callee = C ? C->getCalledFunction() : nullptr;
+        if (!Callee || Callee->getName() != "__kmpc_fork_call")
+            continue;
+        for (unsigned A = 3; A < C->arg_size(); A++) {
+            Value *V = C->getArgOperand(A)->stripPointerCasts();
+            auto *II = dyn_cast<IntrinsicInst>(V);
+            if (II && II->getIntrinsicID() == Intrinsic::threadlocal_address)
+                V = II->getArgOperand(0)->stripPointerCasts();
+            auto *G = dyn_cast<GlobalVariable>(V);
+            if (!G || !G->isThreadLocal())
+                continue;
+            Type *T = G->getValueType();
+            IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
+            AllocaInst *Copy = B.CreateAlloca(T, nullptr, G->getName() + ".copyin");
+            B.SetInsertPoint(C);
+            B.CreateMemCpy(Copy, Copy->getAlign(), C->getArgOperand(A), G->getAlign().valueOrOne(),
+                           DL.getTypeAllocSize(T));
+            C->setArgOperand(A, Copy);
+            Changed = true;
+        }
+    }
+    return Changed;
 }
 
 // Each such local becomes a block of the frame stack, taken where the
@@ -145,6 +182,7 @@ PreservedAnalyses OmpPass::run(Module &M, ModuleAnalysisManager &)
         if (F.isDeclaration())
             continue;
         Changed |= bracketAtomics(F);
+        Changed |= shareCopyin(F);
         Changed |= moveLocals(F);
     }
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();

@@ -1,8 +1,8 @@
 /* Where shared data lives, without annotations: the heap (malloc, calloc,
  * realloc, posix_memalign, aligned_alloc, free), globals and static
  * locals, a caller's local array reached through a pointer, a
- * variable-length array, a struct on the stack, and a nested region (run
- * by a team of one). */
+ * variable-length array, a struct on the stack, a nested region (run by a
+ * team of one), and threadprivate variables with copyin. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,9 @@
 #define N 4096
 
 double global_vec[N];
+int tp_count = 0;
+double tp_scale = 1.0;
+#pragma omp threadprivate(tp_count, tp_scale)
 
 struct point {
     int x, y;
@@ -103,5 +106,22 @@ int main(int argc, char **argv)
     }
     printf("struct %d %d %s, nested team %d\n", p.x, p.y, p.tag, nested);
     printf("static local %d then %d\n", counter(), counter());
+
+    /* Each thread's copy lives on across regions; copyin sets them all. */
+    int per[64] = {0}, team = 0;
+#pragma omp parallel
+    tp_count = 10 * omp_get_thread_num();
+#pragma omp parallel
+    {
+        tp_count++;
+        per[omp_get_thread_num()] = tp_count;
+        team = omp_get_num_threads();
+    }
+    tp_scale = 2.5;
+    double scaled[64] = {0};
+#pragma omp parallel copyin(tp_scale)
+    scaled[omp_get_thread_num()] = tp_scale * (omp_get_thread_num() + 1);
+    for (int t = 0; t < team; t++)
+        printf("threadprivate: thread %d counted %d, copyin %.1f\n", t, per[t], scaled[t]);
     return 0;
 }
