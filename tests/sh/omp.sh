@@ -7,6 +7,7 @@
 # loss, duplicates and reordering (stdout is compared; stderr may hold the
 # runtime's notes). Each program of tests/omp/refuse/, run at 3 nodes, must
 # stop, naming the construct its `refused:` comment names and that line.
+# And tests/omp/cost/regions.c counts what a region and a barrier send.
 . tests/lib.sh
 tsrcc=$B/bin/tsrcc
 [ -x "$tsrcc" ] || missing_all "tsrcc is missing (clang-16, llvm-16-dev: make deps)"
@@ -49,6 +50,32 @@ for src in tests/omp/*.c; do
     compare "$name" "$name-O2" 3 $udp
     compare "$name" "$name-O0" 3
 done
+
+# The cost of a region and of a barrier: one fork and one join, 2(N-1)
+# messages, as tsr_fork/tsr_join; a barrier 2(N-1) as tsr_barrier.
+messages() { # N ARGS...: the messages the cost program's run sends, summed
+    local n=$1
+    shift
+    rm -f "$LOG/stats.json"
+    TSR_STATS_JSON=$LOG/stats.json timeout -k 2 60 "$TSRUN" -n "$n" "$LOG/regions" "$@" \
+        >"$LOG/out" 2>&1 || { echo "exit $?"; return; }
+    python3 -c 'import json, sys; print(sum(json.loads(l)["messages_sent"] for l in open(sys.argv[1])))' \
+        "$LOG/stats.json"
+}
+if "$tsrcc" -fopenmp -O0 -o "$LOG/regions" tests/omp/cost/regions.c >"$LOG/cc" 2>&1; then
+    for n in 2 3 4; do
+        base=$(messages $n 0 0) forks=$(messages $n 50 0) barriers=$(messages $n 0 50)
+        want=$((50 * 2 * (n - 1)))
+        if [ "$((forks - base))" = "$want" ] && [ "$((barriers - base))" = "$want" ]; then
+            ok "omp/cost -n $n: 50 regions and 50 barriers each send $want messages, 2(N-1) apiece"
+        else
+            echo "base $base, 50 regions $forks, 50 barriers $barriers; want +$want" >"$LOG/why"
+            bad "omp/cost -n $n: a region or a barrier is not 2(N-1) messages" "$LOG/why"
+        fi
+    done
+else
+    bad "omp/cost builds" "$LOG/cc"
+fi
 
 for src in tests/omp/refuse/*.c; do
     name=$(basename "$src" .c)
