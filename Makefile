@@ -182,8 +182,9 @@ tsrcc_for = sed -e 's|@PLUGIN@|$(1)|' -e 's|@INCLUDE@|$(2)|' -e 's|@LIB@|$(3)|' 
 
 # The applications' OpenMP forms (NAME_OMP_SRCS, docs/OPENMP.md), one source
 # built twice: build/apps/NAME_omp by tsrcc -fopenmp (the harness's
-# tessera-omp) and build/apps/NAME_ompnative by clang-16 -fopenmp with libomp
-# (omp-native, one host), where libomp-16-dev is installed.
+# tessera-omp; without CAS checks, like the API versions beside it) and
+# build/apps/NAME_ompnative by clang-16 -fopenmp with libomp (omp-native, one
+# host), where libomp-16-dev is installed.
 OMP_APPS     := $(foreach a,$(APPS),$(if $($(a)_OMP_SRCS),$(a)))
 HAVE_LIBOMP  := $(shell test -f /usr/lib/llvm-16/lib/libomp.so && echo yes)
 OMP_APP_BINS := $(foreach a,$(OMP_APPS),$(BUILD)/apps/$(a)_omp \
@@ -219,7 +220,7 @@ $(foreach l,$(CAS_BUILDS),$(foreach a,$(APPS),$(eval $(call cas_app_rule,$(l),$(
 define omp_app_rule
 $(BUILD)/apps/$(1)_omp: $$($(1)_OMP_SRCS) $(LIBA) $(OMPLIB) $(CAS_PLUGIN) $(TSRCC)
 	@mkdir -p $$(dir $$@)
-	$(TSRCC) -fopenmp -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(1)_OMP_SRCS)
+	$(TSRCC) -fopenmp -tsr-cas=none -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(1)_OMP_SRCS)
 $(BUILD)/apps/$(1)_ompnative: $$($(1)_OMP_SRCS)
 	@mkdir -p $$(dir $$@)
 	$(CLANG16) -fopenmp -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(1)_OMP_SRCS)

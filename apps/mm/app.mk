@@ -4,6 +4,7 @@ APPS += mm
 mm_SRCS       := apps/mm/mm.c apps/mm/mm_kernels.c
 mm_SEQ_SRCS   := apps/mm/mm_seq.c apps/mm/mm_kernels.c
 mm_MPI_SRCS   := apps/mm/mm_mpi.c apps/mm/mm_kernels.c
+mm_OMP_SRCS   := apps/mm/mm_omp.c apps/mm/mm_kernels.c
 mm_TEST_ARGS  := 64
 mm_QUICK_ARGS := 1024
 mm_BENCH_ARGS := 2048

@@ -9,8 +9,7 @@
  * node's band is homed where it is written, as sor.c arranges with its
  * per-node allocations, and the same boundary rows move at each barrier.
  */
-#include <omp.h>
-
+#include "app_omp.h"
 #include "sor.h"
 
 /* Rows [lo, hi) of one colour matrix, and the boundary row next to them
@@ -39,14 +38,8 @@ int main(int argc, char **argv)
     double **black = app_calloc((size_t)p.rows + 2, sizeof *black);
 #pragma omp parallel
     {
-        /* The rows this thread's static block holds: every static loop
-         * below over the same rows gives it the same ones. */
-        long lo = p.rows + 1, hi = 1;
-#pragma omp for schedule(static)
-        for (long i = 1; i <= p.rows; i++) {
-            lo = i < lo ? i : lo;
-            hi = i + 1;
-        }
+        long lo, hi;
+        app_omp_block(1, p.rows + 1, &lo, &hi);
         if (lo < hi) {
             place_band(red, SOR_RED, &p, lo, hi);
             place_band(black, SOR_BLACK, &p, lo, hi);
