@@ -32,36 +32,25 @@ static void mark_all(void)
         hits[i]++;
 }
 
+/* One loop over every iteration under the given clauses, then its report. */
+#define PRAGMA(text) _Pragma(#text)
+#define EVERY_ONCE(what, clauses)                \
+    do {                                         \
+        PRAGMA(omp parallel for clauses)         \
+        for (int i = 0; i < N; i++)              \
+            hits[i]++;                           \
+        report(what);                            \
+    } while (0)
+
 int main(void)
 {
-#pragma omp parallel for schedule(static, 3)
-    for (int i = 0; i < N; i++)
-        hits[i]++;
-    report("static,3");
-#pragma omp parallel for schedule(dynamic)
-    for (int i = 0; i < N; i++)
-        hits[i]++;
-    report("dynamic");
-#pragma omp parallel for schedule(dynamic, 13)
-    for (int i = 0; i < N; i++)
-        hits[i]++;
-    report("dynamic,13");
-#pragma omp parallel for schedule(guided)
-    for (int i = 0; i < N; i++)
-        hits[i]++;
-    report("guided");
-#pragma omp parallel for schedule(guided, 5)
-    for (int i = 0; i < N; i++)
-        hits[i]++;
-    report("guided,5");
-#pragma omp parallel for schedule(runtime)
-    for (int i = 0; i < N; i++)
-        hits[i]++;
-    report("runtime");
-#pragma omp parallel for schedule(auto)
-    for (int i = 0; i < N; i++)
-        hits[i]++;
-    report("auto");
+    EVERY_ONCE("static,3", schedule(static, 3));
+    EVERY_ONCE("dynamic", schedule(dynamic));
+    EVERY_ONCE("dynamic,13", schedule(dynamic, 13));
+    EVERY_ONCE("guided", schedule(guided));
+    EVERY_ONCE("guided,5", schedule(guided, 5));
+    EVERY_ONCE("runtime", schedule(runtime));
+    EVERY_ONCE("auto", schedule(auto));
 #pragma omp parallel for collapse(2) schedule(dynamic, 4)
     for (int i = 0; i < 40; i++)
         for (int j = 0; j < 25; j++)
