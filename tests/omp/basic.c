@@ -17,7 +17,7 @@ int main(void)
 #pragma omp parallel shared(team, in_par, level, ids)
     {
         int me = omp_get_thread_num();
-        ids[me] = me + 100;
+        ids[me] = me + 100 + 1000 * omp_get_max_threads();
 #pragma omp master
         {
             team = omp_get_num_threads();

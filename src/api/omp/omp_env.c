@@ -11,7 +11,9 @@
 
 OMP_API int omp_get_thread_num(void) { return omp_me.tid; }
 OMP_API int omp_get_num_threads(void) { return omp_me.nthreads; }
-OMP_API int omp_get_max_threads(void) { return omp_me.level ? 1 : omp_default_threads; }
+/* nthreads-var, as libomp answers even inside a region (where a nested
+ * region would still get one thread: nested regions are serialized). */
+OMP_API int omp_get_max_threads(void) { return omp_default_threads; }
 OMP_API int omp_get_num_procs(void) { return tsr_nodes(); }
 OMP_API int omp_in_parallel(void) { return omp_me.level > 0 && omp_me.spread; }
 OMP_API int omp_get_level(void) { return omp_me.level; }
