@@ -2,12 +2,14 @@
 # Unmodified OpenMP C through tsrcc -fopenmp (docs/OPENMP.md). Each program
 # of tests/omp/ is built from the same source by clang-16 -fopenmp (libomp,
 # one machine) and by tsrcc -fopenmp, at -O2 and -O0; the Tessera build, run
-# by tsrun at 1-4 nodes, must print what libomp prints with OMP_NUM_THREADS
+# by tsrun at 1-4 nodes and 8, must print what libomp prints with OMP_NUM_THREADS
 # set to the node count. Some runs use the lazy protocol, and UDP with
 # loss, duplicates and reordering (stdout is compared; stderr may hold the
 # runtime's notes). Each program of tests/omp/refuse/, run at 3 nodes, must
 # stop, naming the construct its `refused:` comment names and that line.
-# And tests/omp/cost/regions.c counts what a region and a barrier send.
+# And tests/omp/cost/regions.c counts what a region and a barrier send,
+# tests/omp/limits/stack.c overflows the frame stack, and the applications'
+# OpenMP forms check their results.
 . tests/lib.sh
 tsrcc=$B/bin/tsrcc
 [ -x "$tsrcc" ] || missing_all "tsrcc is missing (clang-16, llvm-16-dev: make deps)"
@@ -49,6 +51,7 @@ for src in tests/omp/*.c; do
     compare "$name" "$name-O2" 4 TSR_PROTO=lrc
     compare "$name" "$name-O2" 3 $udp
     compare "$name" "$name-O0" 3
+    compare "$name" "$name-O2" 8
 done
 
 # The cost of a region and of a barrier: one fork and one join, 2(N-1)
@@ -87,6 +90,31 @@ for src in tests/omp/refuse/*.c; do
     fi
     expect_fail "omp/refuse/$name: $construct at $src:$line is refused" \
         "tessera openmp: $construct at $src:$line " "$TSRUN" -n 3 "$LOG/$name"
+done
+
+# A shared local larger than the frame stack stops the job naming the
+# variable to raise; with the default it runs.
+if "$tsrcc" -fopenmp -O2 -o "$LOG/stack" tests/omp/limits/stack.c >"$LOG/cc" 2>&1; then
+    expect_fail "omp/limits/stack: a 2.4 MB shared local with TSR_OMP_STACK=1" \
+        "node 0's shared stack (TSR_OMP_STACK=1 MiB) is full: raise TSR_OMP_STACK" \
+        env TSR_OMP_STACK=1 "$TSRUN" -n 2 "$LOG/stack"
+    expect_ok "omp/limits/stack: the same local within the default 64 MiB" "299999.000000" \
+        "$TSRUN" -n 2 "$LOG/stack"
+else
+    bad "omp/limits/stack builds" "$LOG/cc"
+fi
+
+# The applications' OpenMP forms (NAME_OMP_SRCS) verify their own results.
+for app in $(make -s --no-print-directory print-OMP_APPS); do
+    srcs=$(make -s --no-print-directory print-${app}_OMP_SRCS)
+    args=$(make -s --no-print-directory print-${app}_TEST_ARGS)
+    if ! "$tsrcc" -fopenmp -O2 -D_GNU_SOURCE -Iapps/common -o "$LOG/$app" $srcs >"$LOG/cc" 2>&1; then
+        bad "apps/$app OpenMP form builds" "$LOG/cc"
+        continue
+    fi
+    for n in 1 2 3 4; do
+        expect_ok "apps/${app}_omp -n $n $args" "$app: PASS" "$TSRUN" -n $n "$LOG/$app" $args
+    done
 done
 
 # The team is one thread per node: another OMP_NUM_THREADS is refused.
