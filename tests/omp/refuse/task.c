@@ -1,4 +1,5 @@
-/* A task: refused at its first execution, naming the construct and line. */
+/* An untied task (tasks run undeferred; an untied one would expect to be
+ * resumed later): refused at its first execution, naming it and its line. */
 #include <stdio.h>
 
 int main(void)
@@ -7,7 +8,7 @@ int main(void)
 #pragma omp parallel
 #pragma omp single
     {
-#pragma omp task shared(x) /* refused: task */
+#pragma omp task untied shared(x) /* refused: task untied */
         x = 1;
     }
     printf("%d\n", x);
