@@ -1,6 +1,7 @@
 /* The team and the constructs around it: parallel (if, num_threads,
- * shared, private, firstprivate), single, master, masked, barrier, the
- * omp_* routines, and which thread a static schedule gives each iteration.
+ * shared, private, firstprivate), single (with copyprivate), master, masked,
+ * barrier, the omp_* routines, and which thread a static schedule gives
+ * each iteration.
  * Prints what libomp prints with the same team size (tests/sh/omp.sh). */
 #include <omp.h>
 #include <stdio.h>
@@ -73,6 +74,24 @@ int main(void)
         masked = omp_get_thread_num();
     }
     printf("single ran %d time(s), masked by thread %d\n", single_runs, masked);
+
+    /* copyprivate: the single's values reach every thread's private copies. */
+    int got[64] = {0};
+    double gotd[64] = {0};
+#pragma omp parallel
+    {
+        int v = -1;
+        double d = 0;
+#pragma omp single copyprivate(v, d)
+        {
+            v = 4242;
+            d = 0.125;
+        }
+        got[omp_get_thread_num()] = v;
+        gotd[omp_get_thread_num()] = d;
+    }
+    for (int t = 0; t < team; t++)
+        printf("copyprivate: thread %d got %d %.3f\n", t, got[t], gotd[t]);
 
 #pragma omp parallel for schedule(static)
     for (int i = 0; i < N; i++)

@@ -52,7 +52,6 @@ OMP_API void __kmpc_push_proc_bind(const ident_t *loc, int32_t gtid, int proc_bi
 
 REFUSED(__kmpc_flush, "flush",
         "a flush alone carries no write between nodes; use a critical section or a barrier")
-REFUSED(__kmpc_copyprivate, "single copyprivate", "copyprivate is not supported")
 REFUSED(__kmpc_ordered, "ordered", "ordered regions are not supported")
 REFUSED(__kmpc_end_ordered, "ordered", "ordered regions are not supported")
 REFUSED(__kmpc_doacross_init, "ordered(n)", "doacross loops are not supported")

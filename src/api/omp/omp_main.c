@@ -194,6 +194,26 @@ OMP_API int32_t __kmpc_masked(const ident_t *loc, int32_t gtid, int32_t filter)
 }
 OMP_API void __kmpc_end_masked(const ident_t *loc, int32_t gtid) {}
 
+/* single copyprivate: the thread that ran the single publishes the list of
+ * its variables' addresses (in its frame stack, shared: the list holds
+ * them, so the pass moved them there), and each other thread copies their
+ * values with the compiler's function. The second barrier keeps the
+ * variables alive until every thread has copied them. */
+OMP_API void __kmpc_copyprivate(const ident_t *loc, int32_t gtid, size_t size, void *list,
+                                void (*copy)(void *dst, void *src), int32_t didit)
+{
+    if (omp_me.nthreads == 1)
+        return;
+    if (size > sizeof omp_sh->copyprivate)
+        omp_refuse(loc, "single copyprivate", "more than 32 variables");
+    if (didit)
+        memcpy(omp_sh->copyprivate, list, size);
+    tsr_barrier();
+    if (!didit)
+        copy(list, omp_sh->copyprivate);
+    tsr_barrier();
+}
+
 /* single: thread 0 runs it, which needs no message (any thread may). */
 OMP_API int32_t __kmpc_single(const ident_t *loc, int32_t gtid) { return omp_me.tid == 0; }
 OMP_API void __kmpc_end_single(const ident_t *loc, int32_t gtid) {}

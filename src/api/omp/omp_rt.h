@@ -51,6 +51,7 @@ typedef struct omp_shared {
     uint64_t gen;           /* regions forked so far */
     void *args[MAX_ARGS];
     uint32_t user_locks;    /* omp_lock_t ids handed out */
+    void *copyprivate[MAX_ARGS]; /* the single's thread's list of its variables */
     slot slots[SLOTS];
 } omp_shared;
 
