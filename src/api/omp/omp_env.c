@@ -52,9 +52,10 @@ OMP_API void __kmpc_push_proc_bind(const ident_t *loc, int32_t gtid, int proc_bi
 
 REFUSED(__kmpc_flush, "flush",
         "a flush alone carries no write between nodes; use a critical section or a barrier")
-REFUSED(__kmpc_ordered, "ordered", "ordered regions are not supported")
-REFUSED(__kmpc_end_ordered, "ordered", "ordered regions are not supported")
 REFUSED(__kmpc_doacross_init, "ordered(n)", "doacross loops are not supported")
+REFUSED(__kmpc_doacross_wait, "ordered depend(sink)", "doacross loops are not supported")
+REFUSED(__kmpc_doacross_post, "ordered depend(source)", "doacross loops are not supported")
+REFUSED(__kmpc_doacross_fini, "ordered(n)", "doacross loops are not supported")
 REFUSED(__kmpc_taskloop, "taskloop", "taskloop is not supported")
 REFUSED(__kmpc_threadprivate_cached, "threadprivate", "threadprivate is not supported")
 REFUSED(__kmpc_threadprivate_register, "threadprivate", "threadprivate is not supported")

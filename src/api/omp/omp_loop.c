@@ -11,6 +11,7 @@
  * uint64); the work is done on iteration numbers 0 .. trip-1 and mapped
  * back to the loop's type by LOOP_TYPES' wrappers.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,24 +87,29 @@ static void static_init(const ident_t *loc, int32_t sched, uint64_t trip, int64_
         p->last_piece = ((trip - 1) / c) % (uint64_t)omp_me.nthreads == (uint64_t)omp_me.tid;
 }
 
-/* The loop a thread is in: dispatch_init's, until dispatch_next says no. */
+/* The loop a thread is in: dispatch_init's, until dispatch_next says no;
+ * in an ordered loop, the iteration it runs and whether that iteration has
+ * had its ordered region. */
 static struct {
     int32_t sched;
     uint64_t trip, chunk, k, seq;
-    int done;
+    int done, ordered;
+    uint64_t iter;
+    int had_turn;
 } cur;
 
 static void dispatch_init(const ident_t *loc, int32_t sched, uint64_t trip, int64_t chunk)
 {
     sched &= ~SCH_MODIFIERS;
+    int ordered = sched >= SCH_ORDERED_FIRST && sched <= SCH_ORDERED_LAST;
+    if (ordered) /* kmp_ord_static_chunked .. kmp_ord_auto mirror 33 .. 38 */
+        sched -= SCH_ORDERED_FIRST - SCH_STATIC_CHUNKED;
     if (sched == SCH_RUNTIME) {
         sched = omp_run_sched;
         chunk = omp_run_chunk;
     }
     if (sched == SCH_AUTO)
         sched = SCH_STATIC;
-    if (sched >= SCH_ORDERED_FIRST && sched <= SCH_ORDERED_LAST)
-        omp_refuse(loc, "ordered", "ordered loops are not supported");
     if (sched == SCH_STATIC && chunk > 0)
         sched = SCH_STATIC_CHUNKED;
     if (sched != SCH_STATIC && sched != SCH_STATIC_CHUNKED && sched != SCH_DYNAMIC &&
@@ -114,11 +120,13 @@ static void dispatch_init(const ident_t *loc, int32_t sched, uint64_t trip, int6
     cur.chunk = chunk > 0 ? (uint64_t)chunk : 1;
     cur.k = 0;
     cur.done = 0;
+    cur.ordered = ordered;
+    cur.had_turn = 0;
     cur.seq = ++omp_me.loops;
 }
 
-/* The next chunk of a dynamic or guided loop, from the team's slot. */
-static piece shared_piece(const ident_t *loc)
+/* This loop's slot, locked: the first thread there sets it up. */
+static slot *claim_slot(const ident_t *loc)
 {
     int i = (int)(cur.seq % SLOTS);
     slot *s = &omp_sh->slots[i];
@@ -130,6 +138,15 @@ static piece shared_piece(const ident_t *loc)
         omp_refuse(loc, "for schedule(dynamic/guided) nowait",
                    "a thread ran 64 dynamic loops ahead of another");
     }
+    return s;
+}
+
+static void release_slot(void) { tsr_unlock(LOCK_SLOTS + (int)(cur.seq % SLOTS)); }
+
+/* The next chunk of a dynamic or guided loop, from the team's slot. */
+static piece shared_piece(const ident_t *loc)
+{
+    slot *s = claim_slot(loc);
     uint64_t left = cur.trip - s->next, n = cur.chunk;
     if (cur.sched == SCH_GUIDED && left / (2 * (uint64_t)omp_me.nthreads) > n)
         n = left / (2 * (uint64_t)omp_me.nthreads);
@@ -140,7 +157,7 @@ static piece shared_piece(const ident_t *loc)
         p.last_piece = p.last == cur.trip - 1;
         s->next = p.last + 1;
     }
-    tsr_unlock(LOCK_SLOTS + i);
+    release_slot();
     return p;
 }
 
@@ -162,7 +179,59 @@ static piece dispatch_next(const ident_t *loc)
     else
         p = shared_piece(loc);
     cur.done = !p.any;
+    cur.iter = p.first;
     return p;
+}
+
+/* ordered: the iterations' ordered regions run one at a time in iteration
+ * order. The slot's `ordered` names the iteration whose turn it is; a
+ * thread waits for its iteration's turn by looking under the slot's lock
+ * (each acquire brings the last holder's writes) and passes the turn on
+ * when its region ends, or at the iteration's end if it had none. */
+static void wait_turn(const ident_t *loc)
+{
+    for (;;) {
+        slot *s = claim_slot(loc);
+        int mine = s->ordered == cur.iter;
+        release_slot();
+        if (mine)
+            return;
+        sched_yield();
+    }
+}
+
+static void pass_turn(const ident_t *loc)
+{
+    slot *s = claim_slot(loc);
+    s->ordered = cur.iter + 1;
+    release_slot();
+    cur.had_turn = 1;
+}
+
+OMP_API void __kmpc_ordered(const ident_t *loc, int32_t gtid)
+{
+    if (omp_me.nthreads == 1)
+        return;
+    if (!cur.ordered || cur.done)
+        omp_refuse(loc, "ordered", "an ordered region outside a loop with the ordered clause");
+    wait_turn(loc);
+}
+
+OMP_API void __kmpc_end_ordered(const ident_t *loc, int32_t gtid)
+{
+    if (omp_me.nthreads > 1)
+        pass_turn(loc);
+}
+
+/* The end of an iteration of an ordered loop. */
+static void dispatch_fini(const ident_t *loc)
+{
+    if (omp_me.nthreads > 1 && !cur.had_turn) {
+        wait_turn(loc);
+        pass_turn(loc);
+    }
+    cur.had_turn = 0;
+    cur.iter++;
 }
 
 /* The four types' entry points. */
@@ -208,7 +277,7 @@ static piece dispatch_next(const ident_t *loc)
     }                                                                                          \
     OMP_API void __kmpc_dispatch_fini_##SUF(const ident_t *loc, int32_t gtid)                  \
     {                                                                                          \
-        omp_refuse(loc, "ordered", "ordered loops are not supported");                         \
+        dispatch_fini(loc);                                                                    \
     }
 
 LOOP_TYPES(4, int32_t, 1)

@@ -37,10 +37,11 @@ enum {
 #define MAX_ARGS 32  /* variables a parallel region may share */
 #define SLOTS 64     /* dynamic loops a thread may run ahead of another */
 
-/* A dynamic or guided loop's next iteration, shared by the team: loop
+/* A dynamic, guided or ordered loop's state, shared by the team: loop
  * `seq` of region `gen` (every thread meets the loops in the same order). */
 typedef struct slot {
     uint64_t gen, seq, next;
+    uint64_t ordered; /* an ordered loop's iteration whose ordered region is next */
 } slot;
 
 /* The job's shared block (tsr_alloc at start-up, one page). */
