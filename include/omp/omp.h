@@ -33,6 +33,17 @@ void omp_destroy_lock(omp_lock_t *lock);
 void omp_set_lock(omp_lock_t *lock);
 void omp_unset_lock(omp_lock_t *lock);
 
+/* A nestable lock: its id, the thread holding it and how many times. */
+typedef struct omp_nest_lock_t {
+    void *_lk;
+    int _holder, _depth;
+} omp_nest_lock_t;
+
+void omp_init_nest_lock(omp_nest_lock_t *lock);
+void omp_destroy_nest_lock(omp_nest_lock_t *lock);
+void omp_set_nest_lock(omp_nest_lock_t *lock);
+void omp_unset_nest_lock(omp_nest_lock_t *lock);
+
 #ifdef __cplusplus
 }
 #endif

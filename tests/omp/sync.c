@@ -1,7 +1,7 @@
 /* Mutual exclusion and combining across the team: reductions with every C
  * operator and min/max, named and unnamed critical sections, atomic
- * update, read, write and capture, omp_lock_t, and C11/__sync atomics,
- * each made by every thread many times. */
+ * update, read, write and capture, omp_lock_t and omp_nest_lock_t, and
+ * C11/__sync atomics, each made by every thread many times. */
 #include <limits.h>
 #include <omp.h>
 #include <stdatomic.h>
@@ -44,7 +44,9 @@ int main(void)
     double fupd = 0;
     omp_lock_t lock;
     omp_init_lock(&lock);
-    long locked = 0;
+    omp_nest_lock_t nest;
+    omp_init_nest_lock(&nest);
+    long locked = 0, nested = 0;
 #pragma omp parallel
     {
         long mine_max = 0;
@@ -72,6 +74,12 @@ int main(void)
             omp_set_lock(&lock);
             locked++;
             omp_unset_lock(&lock);
+            omp_set_nest_lock(&nest);
+            omp_set_nest_lock(&nest);
+            nested += 2;
+            omp_unset_nest_lock(&nest);
+            nested--;
+            omp_unset_nest_lock(&nest);
             atomic_fetch_add(&c11, 2);
             __sync_fetch_and_add(&builtin, 1);
             __atomic_fetch_add(&builtin, 2, __ATOMIC_SEQ_CST);
@@ -87,8 +95,9 @@ int main(void)
             cap_max = -1;
     }
     omp_destroy_lock(&lock);
+    omp_destroy_nest_lock(&nest);
     printf("critical %ld, named %ld %ld, atomic %ld %.1f, capture %ld, write/read %ld, lock %ld, "
-           "c11 %ld, builtins %ld\n", crit_total, named_a, named_b, upd, fupd, cap_max, read_back,
-           locked, (long)atomic_load(&c11), builtin);
+           "nest lock %ld, c11 %ld, builtins %ld\n", crit_total, named_a, named_b, upd, fupd,
+           cap_max, read_back, locked, nested, (long)atomic_load(&c11), builtin);
     return 0;
 }

@@ -21,8 +21,8 @@
 OMP_API const int tsr_share_globals_opt_in = 1;
 
 omp_shared *omp_sh;
-omp_team omp_me;
-int omp_default_threads;
+omp_team omp_me = {.nthreads = 1};
+int omp_default_threads = 1;
 static int pending_threads; /* num_threads(n) of the next region */
 
 void omp_die(const char *fmt, ...)
@@ -73,7 +73,6 @@ OMP_API int __wrap_main(int argc, char **argv, char **envp)
     tsr_init(&argc, &argv);
     omp_sh = tsr_alloc(sizeof *omp_sh);
     omp_default_threads = env_threads();
-    omp_me.nthreads = 1;
     omp_mem_init();
     omp_loop_init();
     if (tsr_node() != 0) {
@@ -137,7 +136,8 @@ OMP_API void __kmpc_fork_call(const ident_t *loc, int32_t argc, kmpc_micro fn, .
     pending_threads = 0;
     if (n > tsr_nodes())
         n = tsr_nodes(); /* fewer threads than asked: the standard lets an implementation */
-    if (omp_me.level > 0 || n == 1) {
+    /* Before main (a constructor) there is no job yet: a team of one. */
+    if (!omp_sh || omp_me.level > 0 || n == 1) {
         run_serialized(fn, args);
         return;
     }

@@ -109,17 +109,21 @@ static int lock_id(omp_lock_t *l, const char *fn)
     return LOCK_USER + (int)l->id - 1;
 }
 
-OMP_API void omp_init_lock(omp_lock_t *l)
+static uintptr_t new_lock(const char *fn)
 {
+    if (!omp_sh)
+        omp_refuse(NULL, fn, "called before main");
     if (omp_me.spread)
         tsr_lock(LOCK_ALLOCATE);
     uint32_t n = ++omp_sh->user_locks;
     if (omp_me.spread)
         tsr_unlock(LOCK_ALLOCATE);
     if (n > TSR_MAX_LOCKS - LOCK_USER)
-        omp_refuse(NULL, "omp_init_lock", "more than 2048 locks initialized");
-    l->id = n;
+        omp_refuse(NULL, fn, "more than 2048 locks initialized");
+    return n;
 }
+
+OMP_API void omp_init_lock(omp_lock_t *l) { l->id = new_lock("omp_init_lock"); }
 
 OMP_API void omp_destroy_lock(omp_lock_t *l)
 {
@@ -131,3 +135,45 @@ OMP_API void omp_destroy_lock(omp_lock_t *l)
  * may be set there and unset inside a region. */
 OMP_API void omp_set_lock(omp_lock_t *l) { tsr_lock(lock_id(l, "omp_set_lock")); }
 OMP_API void omp_unset_lock(omp_lock_t *l) { tsr_unlock(lock_id(l, "omp_unset_lock")); }
+
+/* A nestable lock: its holder may set it again. The holder and the depth
+ * live in the lock variable; only the holder writes them, under the lock,
+ * and clears the holder before it lets the lock go, so a thread that reads
+ * itself there holds the lock. */
+typedef struct omp_nest_lock_t {
+    omp_lock_t lock;
+    int holder; /* thread number plus one, 0 when free */
+    int depth;
+} omp_nest_lock_t;
+
+OMP_API void omp_init_nest_lock(omp_nest_lock_t *l)
+{
+    *l = (omp_nest_lock_t){.lock.id = new_lock("omp_init_nest_lock")};
+}
+
+OMP_API void omp_destroy_nest_lock(omp_nest_lock_t *l)
+{
+    lock_id(&l->lock, "omp_destroy_nest_lock");
+    l->lock.id = 0;
+}
+
+OMP_API void omp_set_nest_lock(omp_nest_lock_t *l)
+{
+    int id = lock_id(&l->lock, "omp_set_nest_lock");
+    if (l->holder != omp_me.tid + 1) {
+        tsr_lock(id);
+        l->holder = omp_me.tid + 1;
+    }
+    l->depth++;
+}
+
+OMP_API void omp_unset_nest_lock(omp_nest_lock_t *l)
+{
+    int id = lock_id(&l->lock, "omp_unset_nest_lock");
+    if (l->holder != omp_me.tid + 1 || l->depth < 1)
+        omp_refuse(NULL, "omp_unset_nest_lock", "the lock is not held by this thread");
+    if (--l->depth == 0) {
+        l->holder = 0;
+        tsr_unlock(id);
+    }
+}
