@@ -104,6 +104,14 @@ else
     bad "omp/limits/stack builds" "$LOG/cc"
 fi
 
+# Before main a region is a team of one, its locals and heap private.
+if "$tsrcc" -fopenmp -O2 -o "$LOG/ctor" tests/omp/limits/ctor.c >"$LOG/cc" 2>&1; then
+    expect_ok "omp/limits/ctor: a constructor's region runs alone, main's on 3 nodes" \
+        "before main 1, main 3" "$TSRUN" -n 3 "$LOG/ctor"
+else
+    bad "omp/limits/ctor builds" "$LOG/cc"
+fi
+
 # The applications' OpenMP forms (NAME_OMP_SRCS) verify their own results.
 for app in $(make -s --no-print-directory print-OMP_APPS); do
     srcs=$(make -s --no-print-directory print-${app}_OMP_SRCS)

@@ -14,7 +14,7 @@ OMP_API int omp_get_num_threads(void) { return omp_me.nthreads; }
 /* nthreads-var, as libomp answers even inside a region (where a nested
  * region would still get one thread: nested regions are serialized). */
 OMP_API int omp_get_max_threads(void) { return omp_default_threads; }
-OMP_API int omp_get_num_procs(void) { return tsr_nodes(); }
+OMP_API int omp_get_num_procs(void) { return omp_sh ? tsr_nodes() : 1; }
 OMP_API int omp_in_parallel(void) { return omp_me.level > 0 && omp_me.spread; }
 OMP_API int omp_get_level(void) { return omp_me.level; }
 OMP_API int omp_get_dynamic(void) { return 0; }
@@ -22,6 +22,9 @@ OMP_API int omp_get_nested(void) { return 0; }
 
 OMP_API void omp_set_num_threads(int n)
 {
+    if (!omp_sh)
+        omp_refuse(NULL, "omp_set_num_threads", "called before main, where the job's size is "
+                   "not known yet");
     if (n != 1 && n != tsr_nodes())
         omp_refuse(NULL, "omp_set_num_threads",
                    "a team is one thread per node (the job's node count) or 1");

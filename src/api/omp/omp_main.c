@@ -134,9 +134,9 @@ OMP_API void __kmpc_fork_call(const ident_t *loc, int32_t argc, kmpc_micro fn, .
     va_end(ap);
     int n = pending_threads ? pending_threads : omp_default_threads;
     pending_threads = 0;
-    if (n > tsr_nodes())
-        n = tsr_nodes(); /* fewer threads than asked: the standard lets an implementation */
     /* Before main (a constructor) there is no job yet: a team of one. */
+    if (omp_sh && n > tsr_nodes())
+        n = tsr_nodes(); /* fewer threads than asked: the standard lets an implementation */
     if (!omp_sh || omp_me.level > 0 || n == 1) {
         run_serialized(fn, args);
         return;

@@ -125,8 +125,10 @@ OMP_API void *tsr_omp_aligned_alloc(size_t align, size_t size)
 
 /* The pass brackets each function that has such variables with
  * frame_enter and frame_leave, and allocates them in between; the stack
- * grows up from `lo`. */
-static char *lo, *sp, *hi;
+ * grows up from `lo`. Before main (constructors) the job has not started,
+ * every region runs on this node alone, and private memory serves. */
+static _Alignas(64) char early[64 << 10];
+static char *lo = early, *sp = early, *hi = early + sizeof early;
 
 OMP_API void *tsr_omp_frame_enter(void) { return sp; }
 
@@ -134,13 +136,14 @@ OMP_API void tsr_omp_frame_leave(void *mark) { sp = mark; }
 
 OMP_API void *tsr_omp_frame_alloc(size_t size, size_t align)
 {
-    if (!lo)
-        omp_die("a local variable whose address escapes, in code that runs before main (a "
-                "constructor): it cannot be placed in shared memory yet");
     char *p = (char *)(((uintptr_t)sp + align - 1) & ~(uintptr_t)(align - 1));
-    if (size > (size_t)(hi - p))
+    if (size > (size_t)(hi - p)) {
+        if (lo == early)
+            omp_die("the locals of code run before main (constructors) need more than %zu "
+                    "KiB", sizeof early >> 10);
         omp_die("node %d's shared stack (TSR_OMP_STACK=%zu MiB) is full: raise TSR_OMP_STACK",
                 tsr_node(), (size_t)(hi - lo) >> 20);
+    }
     sp = p + size;
     return p;
 }
