@@ -40,6 +40,19 @@ int main(void)
     printf("+ %ld, - %ld, * %.4f, & %#x, | %#x, ^ %d, && %d, || %d, min %d %.2f, max %d\n",
            sum, diff, prod, band, bor, bxor, land, lor, mn, fmn, mx);
 
+    /* A for's reduction inside a region: libomp's blocking __kmpc_reduce. */
+    long inner = 0, after = 0;
+#pragma omp parallel
+    {
+#pragma omp for reduction(+ : inner)
+        for (int i = 0; i < N; i++)
+            inner += 3;
+        /* the reduction's barrier: every thread sees the total */
+#pragma omp atomic
+        after += inner;
+    }
+    printf("inner reduction %ld, seen by the team %ld\n", inner, after / omp_get_max_threads());
+
     long upd = 0, cap_max = 0, last_write = -1, read_back = 0;
     double fupd = 0;
     omp_lock_t lock;
