@@ -3,7 +3,8 @@
 # of tests/omp/ is built from the same source by clang-16 -fopenmp (libomp,
 # one machine) and by tsrcc -fopenmp, at -O2 and -O0; the Tessera build, run
 # by tsrun at 1-4 nodes and 8, must print what libomp prints with OMP_NUM_THREADS
-# set to the node count. Some runs use the lazy protocol, and UDP with
+# set to the node count. Some runs use the lazy protocol, replicated
+# sequential code (TSR_OMP_SEQUENTIAL=replicate), and UDP with
 # loss, duplicates and reordering (stdout is compared; stderr may hold the
 # runtime's notes). Each program of tests/omp/refuse/, run at 3 nodes, must
 # stop, naming the construct its `refused:` comment names and that line.
@@ -52,6 +53,8 @@ for src in tests/omp/*.c; do
     compare "$name" "$name-O2" 3 $udp
     compare "$name" "$name-O0" 3
     compare "$name" "$name-O2" 8
+    compare "$name" "$name-O2" 3 TSR_OMP_SEQUENTIAL=replicate
+    compare "$name" "$name-O2" 2 TSR_OMP_SEQUENTIAL=replicate TSR_PROTO=lrc
 done
 
 # The cost of a region and of a barrier: one fork and one join, 2(N-1)

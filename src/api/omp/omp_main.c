@@ -22,6 +22,7 @@ OMP_API const int tsr_share_globals_opt_in = 1;
 
 omp_shared *omp_sh;
 omp_team omp_me = {.nthreads = 1};
+int omp_replicate;
 int omp_default_threads = 1;
 static int pending_threads; /* num_threads(n) of the next region */
 
@@ -64,7 +65,24 @@ static int env_threads(void)
     return (int)n;
 }
 
-static void finish(void) { tsr_finalize(); }
+/* TSR_OMP_SEQUENTIAL: the sequential code on node 0 alone (master), or on
+ * every node in replicated sections (replicate, OpenMP/NOW). */
+static int env_replicate(void)
+{
+    const char *s = getenv("TSR_OMP_SEQUENTIAL");
+    if (!s || !*s || !strcmp(s, "master"))
+        return 0;
+    if (strcmp(s, "replicate"))
+        omp_die("TSR_OMP_SEQUENTIAL=%s: master or replicate", s);
+    return 1;
+}
+
+static void finish(void)
+{
+    if (omp_replicate)
+        tsr_replicate_end();
+    tsr_finalize();
+}
 
 int __real_main(int argc, char **argv, char **envp);
 
@@ -73,9 +91,15 @@ OMP_API int __wrap_main(int argc, char **argv, char **envp)
     tsr_init(&argc, &argv);
     omp_sh = tsr_alloc(sizeof *omp_sh);
     omp_default_threads = env_threads();
+    omp_replicate = env_replicate();
     omp_mem_init();
     omp_loop_init();
-    if (tsr_node() != 0) {
+    if (omp_replicate) {
+        /* Every node runs main; what it prints appears once, node 0's. */
+        if (tsr_node() != 0 && !freopen("/dev/null", "w", stdout))
+            omp_die("TSR_OMP_SEQUENTIAL=replicate: cannot silence node %d's output", tsr_node());
+        tsr_replicate_begin();
+    } else if (tsr_node() != 0) {
         tsr_serve();
         tsr_finalize();
         return 0;
@@ -108,7 +132,9 @@ static void run_region(void *arg)
     memcpy(args, sh->args, sizeof args);
     omp_me = (omp_team){.level = 1, .nthreads = (int)sh->nthreads, .tid = tsr_node(),
                         .spread = sh->nthreads > 1, .gen = sh->gen};
+    void *outer = omp_frames_own();
     call_region(sh->fn, omp_me.tid, args);
+    omp_frames_back(outer);
     omp_me = (omp_team){.nthreads = 1};
 }
 

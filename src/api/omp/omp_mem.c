@@ -20,9 +20,11 @@
  * and its size, so that free and realloc need no lookup. A block without
  * the magic word was allocated inside the C library (strdup, getline...). */
 #define MAGIC 0x4f4d5053u /* "OMPS" */
+enum { FROM_LIBC = -1, FROM_REPLICATED = -2 };
 typedef struct header {
     uint32_t magic;
-    int32_t node;   /* -1: libc memory, taken before tsr_init */
+    int32_t node;   /* the node that took it, or FROM_LIBC (before tsr_init),
+                     * FROM_REPLICATED (tsr_alloc in a replicated section) */
     uint64_t size;
     void *base;     /* what the allocator returned (aligned blocks differ) */
     uint64_t pad;
@@ -39,12 +41,17 @@ static void *take(size_t size, size_t align)
         return NULL;
     }
     size_t total = size + align + sizeof(header);
-    char *base = started ? tsr_malloc(total) : malloc(total);
+    /* In a replicated section every node makes the same call: a collective
+     * allocation gives them the same memory, where tsr_malloc would give
+     * each its own. */
+    int from = !started ? FROM_LIBC : tsr_replicated() ? FROM_REPLICATED : tsr_node();
+    char *base = from == FROM_LIBC ? malloc(total)
+                 : from == FROM_REPLICATED ? tsr_alloc(total) : tsr_malloc(total);
     if (!base)
         return NULL;
     uintptr_t p = ((uintptr_t)base + sizeof(header) + align - 1) & ~(uintptr_t)(align - 1);
     header *h = (header *)p - 1;
-    *h = (header){MAGIC, started ? tsr_node() : -1, size, base, 0};
+    *h = (header){MAGIC, from, size, base, 0};
     return (void *)p;
 }
 
@@ -69,7 +76,8 @@ OMP_API void *tsr_omp_calloc(size_t n, size_t size)
 }
 
 /* Memory another node took is left where it is (tsr_free_local frees only
- * a node's own); the job's end releases it. */
+ * a node's own), and so is a replicated section's (tsr_free, collective,
+ * would need every node to free it at once); the job's end releases it. */
 OMP_API void tsr_omp_free(void *p)
 {
     if (!p)
@@ -80,7 +88,7 @@ OMP_API void tsr_omp_free(void *p)
         return;
     }
     h->magic = 0;
-    if (h->node < 0)
+    if (h->node == FROM_LIBC)
         free(h->base);
     else if (h->node == tsr_node())
         tsr_free_local(h->base);
@@ -124,29 +132,50 @@ OMP_API void *tsr_omp_aligned_alloc(size_t align, size_t size)
 /* ---- the frame stack --------------------------------------------------- */
 
 /* The pass brackets each function that has such variables with
- * frame_enter and frame_leave, and allocates them in between; the stack
+ * frame_enter and frame_leave, and allocates them in between; a stack
  * grows up from `lo`. Before main (constructors) the job has not started,
- * every region runs on this node alone, and private memory serves. */
-static _Alignas(64) char early[64 << 10];
-static char *lo = early, *sp = early, *hi = early + sizeof early;
+ * every region runs on this node alone, and private memory serves. Then
+ * each node has a stack of its own (tsr_malloc); with replicated
+ * sequential code, that code's frames are on a stack at the same address
+ * everywhere (tsr_alloc), since every node makes them and passes their
+ * addresses to the regions. */
+typedef struct stack {
+    char *lo, *sp, *hi;
+} stack;
 
-OMP_API void *tsr_omp_frame_enter(void) { return sp; }
+static _Alignas(64) char early_bytes[64 << 10];
+static stack early = {early_bytes, early_bytes, early_bytes + sizeof early_bytes};
+static stack own, replicated;
+static stack *cur = &early;
 
-OMP_API void tsr_omp_frame_leave(void *mark) { sp = mark; }
+OMP_API void *tsr_omp_frame_enter(void) { return cur->sp; }
+
+OMP_API void tsr_omp_frame_leave(void *mark) { cur->sp = mark; }
 
 OMP_API void *tsr_omp_frame_alloc(size_t size, size_t align)
 {
-    char *p = (char *)(((uintptr_t)sp + align - 1) & ~(uintptr_t)(align - 1));
-    if (size > (size_t)(hi - p)) {
-        if (lo == early)
+    char *p = (char *)(((uintptr_t)cur->sp + align - 1) & ~(uintptr_t)(align - 1));
+    if (size > (size_t)(cur->hi - p)) {
+        if (cur == &early)
             omp_die("the locals of code run before main (constructors) need more than %zu "
-                    "KiB", sizeof early >> 10);
+                    "KiB", sizeof early_bytes >> 10);
         omp_die("node %d's shared stack (TSR_OMP_STACK=%zu MiB) is full: raise TSR_OMP_STACK",
-                tsr_node(), (size_t)(hi - lo) >> 20);
+                tsr_node(), (size_t)(cur->hi - cur->lo) >> 20);
     }
-    sp = p + size;
+    cur->sp = p + size;
     return p;
 }
+
+void *omp_frames_own(void)
+{
+    stack *outer = cur;
+    cur = &own;
+    return outer;
+}
+
+void omp_frames_back(void *outer) { cur = outer; }
+
+static stack stack_of(char *lo, size_t bytes) { return (stack){lo, lo, lo + bytes}; }
 
 void omp_mem_init(void)
 {
@@ -155,7 +184,11 @@ void omp_mem_init(void)
     unsigned long mib = s && *s ? strtoul(s, &end, 10) : 64;
     if (end && (*end || mib < 1 || mib > 65536))
         omp_die("TSR_OMP_STACK=%s: a size in MiB, 1 to 65536", s);
-    lo = sp = tsr_malloc(mib << 20);
-    hi = lo + (mib << 20);
+    own = stack_of(tsr_malloc(mib << 20), mib << 20);
+    cur = &own;
+    if (omp_replicate) {
+        replicated = stack_of(tsr_alloc(mib << 20), mib << 20);
+        cur = &replicated;
+    }
     started = 1;
 }

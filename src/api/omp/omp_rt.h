@@ -69,6 +69,7 @@ typedef struct omp_team {
 extern omp_shared *omp_sh;
 extern omp_team omp_me;
 extern int omp_default_threads;   /* OMP_NUM_THREADS, or the job's nodes */
+extern int omp_replicate;         /* TSR_OMP_SEQUENTIAL=replicate */
 extern int omp_run_sched, omp_run_chunk; /* OMP_SCHEDULE */
 
 /* Stops the job with the message (printf's format), status 2. */
@@ -78,6 +79,11 @@ __attribute__((noreturn)) void omp_refuse(const ident_t *loc, const char *constr
                                           const char *why);
 void __kmpc_barrier(const ident_t *loc, int32_t gtid);
 void omp_mem_init(void);
+/* A region's frames go to the node's own stack (omp_frames_own returns
+ * what omp_frames_back restores): replicated sequential code keeps its
+ * frames on a stack at the same addresses on every node. */
+void *omp_frames_own(void);
+void omp_frames_back(void *outer);
 void omp_loop_init(void);
 
 #endif
