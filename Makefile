@@ -223,7 +223,7 @@ $(BUILD)/apps/$(1)_omp: $$($(1)_OMP_SRCS) $(LIBA) $(OMPLIB) $(CAS_PLUGIN) $(TSRC
 	$(TSRCC) -fopenmp -tsr-cas=none -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(1)_OMP_SRCS)
 $(BUILD)/apps/$(1)_ompnative: $$($(1)_OMP_SRCS)
 	@mkdir -p $$(dir $$@)
-	$(CLANG16) -fopenmp -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(1)_OMP_SRCS)
+	$(CLANG16) -fopenmp -O2 -g -D_GNU_SOURCE -Iapps/common -o $$@ $$($(1)_OMP_SRCS) -lm
 endef
 $(foreach a,$(OMP_APPS),$(eval $(call omp_app_rule,$(a))))
 
