@@ -85,6 +85,16 @@ static long barnes_capacity(long n)
 
 static void barnes_no_sync(void) {}
 
+/* The bodies and the tree in memory the C allocator gives (zeroed): the
+ * sequential version's, and the OpenMP form's (shared under tsrcc -fopenmp). */
+static inline barnes_sys barnes_sys_malloc(long n)
+{
+    return (barnes_sys){n, app_calloc((size_t)n * 3, sizeof(double)),
+                        app_calloc((size_t)n * 3, sizeof(double)),
+                        app_calloc((size_t)barnes_capacity(n), sizeof(bh_node)),
+                        barnes_capacity(n)};
+}
+
 /* A fixed pseudo-random number in [0, 1) for (body, k) (splitmix64), so that
  * any worker can set up any body without shared generator state. */
 static double barnes_noise(long body, int k)

@@ -14,23 +14,11 @@
 #include "app_omp.h"
 #include "barnes.h"
 
-static void *alloc_zeroed(size_t count, size_t size)
-{
-    void *p = calloc(count, size);
-    if (!p) {
-        fprintf(stderr, "barnes_omp: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
 int main(int argc, char **argv)
 {
     barnes_size size = barnes_parse(argc, argv);
     long n = size.bodies;
-    barnes_sys sys = {n, alloc_zeroed((size_t)n * 3, sizeof(double)),
-                      alloc_zeroed((size_t)n * 3, sizeof(double)),
-                      alloc_zeroed((size_t)barnes_capacity(n), sizeof(bh_node)), barnes_capacity(n)};
+    barnes_sys sys = barnes_sys_malloc(n);
 #pragma omp parallel
     {
         long lo, hi;

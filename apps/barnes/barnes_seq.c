@@ -7,23 +7,11 @@
 #include "app.h"
 #include "barnes.h"
 
-static void *alloc_zeroed(size_t count, size_t size)
-{
-    void *p = calloc(count, size);
-    if (!p) {
-        fprintf(stderr, "barnes_seq: out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
 int main(int argc, char **argv)
 {
     barnes_size size = barnes_parse(argc, argv);
     long n = size.bodies;
-    barnes_sys sys = {n, alloc_zeroed((size_t)n * 3, sizeof(double)),
-                      alloc_zeroed((size_t)n * 3, sizeof(double)),
-                      alloc_zeroed((size_t)barnes_capacity(n), sizeof(bh_node)), barnes_capacity(n)};
+    barnes_sys sys = barnes_sys_malloc(n);
     barnes_init(&sys, 0, n);
     barnes_team alone = {0, n, 1, barnes_no_sync};
 
