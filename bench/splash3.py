@@ -57,8 +57,8 @@ PROGRAMS = [
     ("RADIX", "kernels/radix", "./RADIX -p# -n1048576 -t", None, "1M keys"),
 ]
 
-# Larger inputs (SIZE=large), in the same form. An input file without '#'
-# is one for 1 process, written for P (stdin_for).
+# Larger inputs (SIZE=large), in the same form. The PARSEC inputs are for
+# 1 process, written for P (stdin_for).
 LARGE = {
     "BARNES": ("./BARNES", "inputs/parsec_simmedium", "n32768"),
     "FMM": ("./FMM", "inputs/parsec_simmedium", "65536"),
@@ -69,7 +69,9 @@ LARGE = {
     "RAYTRACE": ("./RAYTRACE -p# -m64 inputs/balls4.env", None, "balls4"),
     "VOLREND": ("./VOLREND # inputs/head-scaleddown2 8", None, "head/2"),
     "WATER-NSQUARED": ("./WATER-NSQUARED", "inputs/parsec_simmedium", "3375"),
-    "WATER-SPATIAL": ("./WATER-SPATIAL", "inputs/parsec_simlarge", "32768"),
+    # parsec_simlarge's 32,768 molecules need a lock per box beyond
+    # TSR_MAX_LOCKS: the job stops at LOCKINIT, naming the limit.
+    "WATER-SPATIAL": ("./WATER-SPATIAL", "inputs/parsec_simmedium", "8000"),
     "CHOLESKY": ("./CHOLESKY -p# -t", "inputs/tk29.O", "tk29.O"),
     "FFT": ("./FFT -p# -m22 -t", None, "-m22"),
     "LU-CONT": ("./LU -p# -n2048 -t", None, "2048"),
@@ -131,13 +133,16 @@ def build(work, prefix):
 def stdin_for(folder, pattern, p):
     """The input file for p processes; FMM's and BARNES' are written from
     the one for 1 when the checkout has none for p (only the count differs),
-    as are those of a pattern without '#' (an input for 1 process: WATER's
+    as are those of the PARSEC inputs, which are for 1 process (WATER's
     count ends its last line)."""
     if pattern is None:
         return None
+    parsec = os.path.basename(pattern).startswith("parsec_")
+    if "#" not in pattern and not parsec:
+        return os.path.join(folder, pattern)
     one_path = os.path.join(folder, pattern.replace("#", "1"))
-    path = os.path.join(folder, pattern.replace("#", str(p)) if "#" in pattern
-                        else f"{pattern}-tessera-p{p}")
+    path = os.path.join(folder, f"{pattern}-tessera-p{p}" if parsec
+                        else pattern.replace("#", str(p)))
     if not os.path.exists(path):
         one = open(one_path).read().split("\n")
         hits = [i for i, line in enumerate(one) if line.strip() == "1"]
