@@ -64,9 +64,9 @@ LARGE = {
     "FMM": ("./FMM", "inputs/parsec_simmedium", "65536"),
     "OCEAN-CONT": ("./OCEAN -p# -n1026", None, "1026"),
     "OCEAN-NONCONT": ("./OCEAN -p# -n1026", None, "1026"),
-    "RADIOSITY": ("./RADIOSITY -p # -ae 5000 -bf 0.1 -en 0.05 -largeroom -batch", None,
-                  "largeroom"),
-    "RAYTRACE": ("./RAYTRACE -p# -m64 inputs/balls4.env", None, "balls4"),
+    "RADIOSITY": ("./RADIOSITY -p # -ae 5000 -bf 0.01 -en 0.005 -largeroom -batch", None,
+                  "largeroom, -bf 0.01 -en 0.005"),
+    "RAYTRACE": ("./RAYTRACE -p# -m128 inputs/balls4-here.env", None, "balls4"),
     "VOLREND": ("./VOLREND # inputs/head-scaleddown2 8", None, "head/2"),
     "WATER-NSQUARED": ("./WATER-NSQUARED", "inputs/parsec_simmedium", "3375"),
     # parsec_simlarge's 32,768 molecules need a lock per box beyond
@@ -128,6 +128,15 @@ def build(work, prefix):
             shutil.copytree(src, dst, symlinks=True)
         for _, folder, *_ in PROGRAMS:
             sh(make, cwd=os.path.join(dst, folder), log=os.path.join(work, f"build-{flavour}.log"))
+
+
+def prepare(folder):
+    """balls4.env names its geometry relative to inputs/, where the other
+    inputs name it from the program's folder: balls4-here.env does."""
+    env = os.path.join(folder, "inputs", "balls4.env")
+    if os.path.exists(env):
+        with open(env) as f, open(env.replace("balls4.env", "balls4-here.env"), "w") as out:
+            out.write(f.read().replace("\tballs4.geo", "\tinputs/balls4.geo"))
 
 
 def stdin_for(folder, pattern, p):
@@ -245,6 +254,8 @@ def main():
             if not (os.path.exists(os.path.join(pdir, exe)) and os.path.exists(os.path.join(tdir, exe))):
                 print(row + " | | | | did not build |", flush=True)
                 continue
+            prepare(pdir)
+            prepare(tdir)
             stdin_p, stdin_t = stdin_for(pdir, inp, p), stdin_for(tdir, inp, p)
             if inp and not (stdin_p and stdin_t):
                 print(row + " | | | | no input for this count |", flush=True)
