@@ -6,7 +6,7 @@
 # 8 nodes. Counts, not times: they do not depend on the machine's load.
 #
 # CACHE_ONLY_NODES: the node counts (default "4 8"); CACHE_ONLY_RUNS: runs
-# of each, whose median is printed (default 3); SOR_ARGS, LU_ARGS,
+# of each, whose median is printed (default 5); SOR_ARGS, LU_ARGS,
 # WATER_ARGS: the apps' arguments; CACHE_ONLY_ENV: more environment for
 # every run (e.g. TSR_DETECT=uffd, exact tracking). Needs `make apps`.
 set -euo pipefail
@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 run() {
     local app=$1 n=$2 mode=$3 i
     shift 3
-    for i in $(seq "${CACHE_ONLY_RUNS:-3}"); do
+    for i in $(seq "${CACHE_ONLY_RUNS:-5}"); do
         local json=$work/$app.$n.$mode.$i.json
         env ${CACHE_ONLY_ENV:-} TSR_WRITE_DETECT="$mode" TSR_STATS_JSON="$json" \
             timeout -k 5 900 "$B/bin/tsrun" -n "$n" "$B/apps/$app" "$@" >"$work/out" 2>&1 ||

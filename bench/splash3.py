@@ -17,7 +17,13 @@ results match: the output without its timing lines, compared as a set of
 lines (processes print in any order), and the program's own test where it
 has one (FFT, LU, RADIX, CHOLESKY run with -t).
 
-Environment: NODES (default "1 2 4"), WORK (default /tmp/splash3-bench),
+SIZE=large runs the inputs of LARGE instead, where the suite's pthreads
+build takes seconds: the larger PARSEC inputs the checkout carries, or a
+larger size argument (docs/SPLASH3.md says which ended in time).
+
+Environment: NODES (default "1 2 4"), SIZE, STATS_DIR (a folder that keeps
+every Tessera run's counters, NAME-INPUT-P.json, as tsrun -j writes them),
+WORK (default /tmp/splash3-bench),
 PREFIX (an installed Tessera; default: `make install` into WORK/prefix),
 TIMEOUT (seconds per run, default 600), TSR_* (passed to every node).
 """
@@ -50,6 +56,36 @@ PROGRAMS = [
     ("LU-NONCONT", "kernels/lu/non_contiguous_blocks", "./LU -p# -n512 -t", None, "512"),
     ("RADIX", "kernels/radix", "./RADIX -p# -n1048576 -t", None, "1M keys"),
 ]
+
+# Larger inputs (SIZE=large), in the same form. The PARSEC inputs are for
+# 1 process, written for P (stdin_for).
+LARGE = {
+    "BARNES": ("./BARNES", "inputs/parsec_simmedium", "n32768"),
+    "FMM": ("./FMM", "inputs/parsec_simmedium", "65536"),
+    "OCEAN-CONT": ("./OCEAN -p# -n1026", None, "1026"),
+    "OCEAN-NONCONT": ("./OCEAN -p# -n1026", None, "1026"),
+    "RADIOSITY": ("./RADIOSITY -p # -ae 5000 -bf 0.01 -en 0.005 -largeroom -batch", None,
+                  "largeroom, -bf 0.01 -en 0.005"),
+    "RAYTRACE": ("./RAYTRACE -p# -m128 inputs/balls4-here.env", None, "balls4"),
+    "VOLREND": ("./VOLREND # inputs/head-scaleddown2 8", None, "head/2"),
+    "WATER-NSQUARED": ("./WATER-NSQUARED", "inputs/parsec_simmedium", "3375"),
+    # parsec_simlarge's 32,768 molecules need a lock per box beyond
+    # TSR_MAX_LOCKS: the job stops at LOCKINIT, naming the limit.
+    "WATER-SPATIAL": ("./WATER-SPATIAL", "inputs/parsec_simmedium", "8000"),
+    "CHOLESKY": ("./CHOLESKY -p# -t", "inputs/tk29.O", "tk29.O"),
+    "FFT": ("./FFT -p# -m22 -t", None, "-m22"),
+    "LU-CONT": ("./LU -p# -n2048 -t", None, "2048"),
+    "LU-NONCONT": ("./LU -p# -n2048 -t", None, "2048"),
+    "RADIX": ("./RADIX -p# -n16777216 -t", None, "16M keys"),
+}
+
+
+def programs():
+    """PROGRAMS, with LARGE's inputs under SIZE=large."""
+    if os.environ.get("SIZE", "") != "large":
+        return PROGRAMS
+    return [(name, folder) + LARGE[name] for name, folder, *_ in PROGRAMS]
+
 
 # Settings a program needs: OCEAN-NONCONT G_MALLOCs 15 GB of structures
 # sized for its largest grid (untouched, so pthreads' malloc costs nothing),
@@ -94,18 +130,38 @@ def build(work, prefix):
             sh(make, cwd=os.path.join(dst, folder), log=os.path.join(work, f"build-{flavour}.log"))
 
 
+def prepare(folder):
+    """balls4.env names its geometry relative to inputs/, where the other
+    inputs name it from the program's folder: balls4-here.env does."""
+    env = os.path.join(folder, "inputs", "balls4.env")
+    if os.path.exists(env):
+        with open(env) as f, open(env.replace("balls4.env", "balls4-here.env"), "w") as out:
+            out.write(f.read().replace("\tballs4.geo", "\tinputs/balls4.geo"))
+
+
 def stdin_for(folder, pattern, p):
     """The input file for p processes; FMM's and BARNES' are written from
-    the one for 1 when the checkout has none for p (only the count differs)."""
+    the one for 1 when the checkout has none for p (only the count differs),
+    as are those of the PARSEC inputs, which are for 1 process (WATER's
+    count ends its last line)."""
     if pattern is None:
         return None
-    path = os.path.join(folder, pattern.replace("#", str(p)))
+    parsec = os.path.basename(pattern).startswith("parsec_")
+    if "#" not in pattern and not parsec:
+        return os.path.join(folder, pattern)
+    one_path = os.path.join(folder, pattern.replace("#", "1"))
+    path = os.path.join(folder, f"{pattern}-tessera-p{p}" if parsec
+                        else pattern.replace("#", str(p)))
     if not os.path.exists(path):
-        one = open(os.path.join(folder, pattern.replace("#", "1"))).read().split("\n")
+        one = open(one_path).read().split("\n")
         hits = [i for i, line in enumerate(one) if line.strip() == "1"]
+        last = max(i for i, line in enumerate(one) if line.strip())
+        if not hits and one[last].split()[0] == "1" and len(one[last].split()) == 2:
+            hits = [last]
         if len(hits) != 1:
             return None
-        one[hits[0]] = str(p)
+        words = one[hits[0]].split()
+        one[hits[0]] = " ".join([str(p)] + words[1:])
         with open(path, "w") as f:
             f.write("\n".join(one))
     return path
@@ -136,14 +192,19 @@ def results(out):
                   if line.strip() and not NOISE.search(line) and not numbers(line))
 
 
-def counts(path):
+def counts(path, keep=None):
+    """Messages and faults summed over the nodes; the nodes' counters are
+    then moved to `keep` if given (STATS_DIR), else removed."""
     msgs = faults = 0
     if os.path.exists(path):
         for line in open(path):
             o = json.loads(line)
             msgs += o["messages_sent"]
             faults += o["read_faults"] + o["write_faults"]
-        os.unlink(path)
+        if keep:
+            shutil.move(path, keep)
+        else:
+            os.unlink(path)
     return msgs, faults
 
 
@@ -183,7 +244,7 @@ def main():
     nodes = [int(n) for n in os.environ.get("NODES", "1 2 4").split()]
     print("| program | input | nodes | pthreads s | Tessera s | messages | faults | result |")
     print("|---|---|---|---|---|---|---|---|")
-    for name, folder, cmd, inp, label in PROGRAMS:
+    for name, folder, cmd, inp, label in programs():
         if wanted and name not in wanted:
             continue
         for p in nodes:
@@ -193,6 +254,8 @@ def main():
             if not (os.path.exists(os.path.join(pdir, exe)) and os.path.exists(os.path.join(tdir, exe))):
                 print(row + " | | | | did not build |", flush=True)
                 continue
+            prepare(pdir)
+            prepare(tdir)
             stdin_p, stdin_t = stdin_for(pdir, inp, p), stdin_for(tdir, inp, p)
             if inp and not (stdin_p and stdin_t):
                 print(row + " | | | | no input for this count |", flush=True)
@@ -203,7 +266,9 @@ def main():
             stats = os.path.join(work, "stats.json")
             trc, tout, terr, tt = run(f"{settings(name, p)}{prefix}/bin/tsrun -n {p} -j {stats} {argv}",
                                 tdir, stdin_t)
-            msgs, faults = counts(stats)
+            keep = os.environ.get("STATS_DIR")
+            msgs, faults = counts(stats, keep and os.path.join(keep, f"{name}-{label}-{p}.json"
+                                                                   .replace("/", "_")))
             print(row + f" {pt:.2f} | {tt:.2f} | {msgs} | {faults} | {verdict(prc, pout, pout2, trc, tout, terr)} |",
                   flush=True)
 
