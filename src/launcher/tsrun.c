@@ -38,6 +38,7 @@
 #include "boot/budget.h"
 #include "boot/gate.h"
 #include "launcher/jobstats.h"
+#include "launcher/jobtrace.h"
 #include "launcher/options.h"
 #include "launcher/remote.h"
 #include "transport/shm.h"
@@ -561,6 +562,7 @@ int main(int argc, char **argv)
     if (!nodes)
         refuse("out of memory for %d nodes", opt.n);
     jobstats_init(opt.n);
+    jobtrace_setup();
     if (pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK))
         refuse("cannot make a pipe: %s", strerror(errno));
     char boot_addr[32];
@@ -578,5 +580,7 @@ int main(int argc, char **argv)
         abandon("cannot start the process that forwards tsrun's input: %s", strerror(errno));
     watch(started_at);
     jobstats_print();
+    if (jobtrace_finish(opt.n) && !exit_status)
+        exit_status = 1;
     return exit_status;
 }
