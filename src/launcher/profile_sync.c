@@ -138,10 +138,10 @@ static size_t run_end(const span *s, size_t ns, size_t i, int kind)
 
 static void add_locks(profile_sync *p, const span *s, size_t ns)
 {
-    size_t cap = 0, hold0 = 0;
-    while (hold0 < ns && s[hold0].kind != EV_LOCK_HOLD)
+    size_t cap = 0, hold0 = 0; /* the waits come first, then the holds (span_cmp) */
+    while (hold0 < ns && s[hold0].kind == EV_LOCK_WAIT)
         hold0++;
-    for (size_t i = 0; i < hold0;) { /* the waits, lock by lock */
+    for (size_t i = 0; i < hold0;) { /* lock by lock */
         size_t j = run_end(s, ns, i, EV_LOCK_WAIT), h = hold0;
         while (h < ns && s[h].kind == EV_LOCK_HOLD && s[h].id < s[i].id)
             h++;
