@@ -22,6 +22,10 @@ typedef struct clock_ctx {
 static void on_ask(int src, const tsr_msg_hdr *h, void *payload)
 {
     (void)payload;
+    if (cfg.node != 0) {
+        am_reject(src, h, "a clock question to a node other than 0");
+        return;
+    }
     am_send(src, MSG_CLOCK, trace_now(), h->arg[1], 0, NULL, 0);
 }
 
