@@ -26,7 +26,7 @@ static const char *const names[EV_KINDS] = {
     [EV_DIFF_APPLY] = "diff applied",  [EV_INVALIDATE] = "invalidation",
     [EV_LOCK_WAIT] = "lock wait",      [EV_LOCK_HOLD] = "lock held",
     [EV_BARRIER] = "barrier",          [EV_FORK] = "parallel region",
-    [EV_JOIN] = "join",                [EV_REPLICATED] = "replicated section",
+    [EV_REPLICATED] = "replicated section",
     [EV_RANGE] = "range check",        [EV_SEND] = "send",
     [EV_RECV] = "receive",             [EV_ALLOC] = "allocation",
 };

@@ -32,8 +32,7 @@ enum {
     EV_LOCK_WAIT,      /* a: lock, node: the node whose grant ended the wait */
     EV_LOCK_HOLD,      /* a: lock */
     EV_BARRIER,        /* a: the barrier's epoch; its start is the arrival */
-    EV_FORK,           /* a: 0 */
-    EV_JOIN,           /* a: 0 */
+    EV_FORK,           /* from tsr_fork (or a fork tsr_serve took) to its join */
     EV_REPLICATED,     /* a replicated sequential section */
     EV_RANGE,          /* a: first page, b: bytes checked */
     EV_SEND,           /* node: destination, a: message type, b: stamp (instant) */

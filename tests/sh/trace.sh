@@ -27,6 +27,13 @@ else
     bad "trace/4-node lock_counter traced" "$LOG/out"
 fi
 
+T=$LOG/fork.json
+if timeout -k 2 120 $TSRUN -n 3 --trace "$T" $B/tests/mp/fork_join >"$LOG/out" 2>&1; then
+    check "trace/forks and joins: a parallel region on each node" $CHECK "$T" 3 --kinds "parallel region,barrier"
+else
+    bad "trace/3-node fork_join traced" "$LOG/out"
+fi
+
 T=$LOG/small.json
 if TSR_TRACE_BYTES=64K timeout -k 2 120 $TSRUN -n 2 --trace "$T" $B/tests/mp/lock_counter >"$LOG/out" 2>&1 &&
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sum(c["dropped_events"] for c in d["otherData"]["clock"]) > 0' "$T"; then
