@@ -44,6 +44,11 @@ static int part_open(trace_part *p, const char *file)
         snprintf(p->why, sizeof p->why, "%.100s: not node %d's trace part", path, p->node);
         return -1;
     }
+    if (h->kinds != EV_KINDS || h->event_bytes != sizeof(trace_event)) {
+        snprintf(p->why, sizeof p->why, "%.100s: written by another build of Tessera than "
+                 "this tsrun's", path);
+        return -1;
+    }
     p->head = h;
     p->slots = (const trace_slot *)(p->map + sizeof *h);
     return 0;

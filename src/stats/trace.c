@@ -173,5 +173,7 @@ void trace_init(void)
     head->nodes = (uint32_t)cfg.nodes;
     head->slot_bytes = slot_bytes;
     head->pid = (uint32_t)getpid();
+    head->kinds = EV_KINDS;
+    head->event_bytes = sizeof(trace_event);
     trace_on = 1;
 }

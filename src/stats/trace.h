@@ -66,6 +66,8 @@ typedef struct trace_head {
     int64_t offset_ns;  /* add to this node's clock to read node 0's */
     uint64_t offset_rtt_ns; /* the round trip the offset was measured in; 0: not measured */
     uint32_t pid, nmodules;
+    uint32_t kinds, event_bytes; /* EV_KINDS and sizeof(trace_event): a reader of
+                                  * another build's parts refuses them */
     char modules[TRACE_MODULES][256]; /* files whose call sites EV_ALLOC names */
 } trace_head;
 
