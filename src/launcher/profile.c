@@ -133,11 +133,7 @@ static void gather(const trace_part *parts, int n, touch **t, size_t *nt, alloc_
 static int touch_cmp(const void *x, const void *y)
 {
     const touch *a = x, *b = y;
-    if (a->page != b->page)
-        return a->page < b->page ? -1 : 1;
-    if (a->epoch != b->epoch)
-        return a->epoch < b->epoch ? -1 : 1;
-    return (a->node > b->node) - (a->node < b->node);
+    return trace_order3(a->page, b->page, a->epoch, b->epoch, a->node, b->node);
 }
 
 /* Collective allocations are recorded by every node, and tsr_alloc's
@@ -146,11 +142,7 @@ static int touch_cmp(const void *x, const void *y)
 static int alloc_cmp(const void *x, const void *y)
 {
     const alloc_site *a = x, *b = y;
-    if (a->page != b->page)
-        return a->page < b->page ? -1 : 1;
-    if (a->node != b->node)
-        return a->node < b->node ? -1 : 1;
-    return (a->ts < b->ts) - (a->ts > b->ts);
+    return trace_order3(a->page, b->page, a->node, b->node, b->ts, a->ts); /* latest first */
 }
 
 static size_t dedup_allocs(alloc_site *a, size_t n)

@@ -46,11 +46,7 @@ struct profile_sync {
 static int span_cmp(const void *x, const void *y)
 {
     const span *a = x, *b = y;
-    if (a->kind != b->kind)
-        return a->kind < b->kind ? -1 : 1;
-    if (a->id != b->id)
-        return a->id < b->id ? -1 : 1;
-    return (a->start > b->start) - (a->start < b->start);
+    return trace_order3(a->kind, b->kind, a->id, b->id, a->start, b->start);
 }
 
 static span *collect(const trace_part *parts, int n, size_t *ns)

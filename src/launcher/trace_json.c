@@ -46,11 +46,7 @@ static const char *const b_names[EV_KINDS] = {
 static int key_cmp(const void *x, const void *y)
 {
     const msg_key *a = x, *b = y;
-    if (a->stamp != b->stamp)
-        return a->stamp < b->stamp ? -1 : 1;
-    if (a->src != b->src)
-        return a->src < b->src ? -1 : 1;
-    return (a->dst > b->dst) - (a->dst < b->dst);
+    return trace_order3(a->stamp, b->stamp, a->src, b->src, a->dst, b->dst);
 }
 
 typedef struct sends {

@@ -31,6 +31,17 @@ void trace_parts_remove(const char *file, int n);
 
 /* Slot s's events (n of them), or NULL if the slot was never claimed. */
 const trace_event *trace_part_events(const trace_part *p, int s, uint64_t *n);
+/* qsort's order of three keys, the first deciding: -1, 0 or 1. */
+static inline int trace_order3(uint64_t a1, uint64_t b1, uint64_t a2, uint64_t b2, uint64_t a3,
+                               uint64_t b3)
+{
+    if (a1 != b1)
+        return a1 < b1 ? -1 : 1;
+    if (a2 != b2)
+        return a2 < b2 ? -1 : 1;
+    return (a3 > b3) - (a3 < b3);
+}
+
 /* An event's time on node 0's clock. */
 static inline uint64_t trace_part_time(const trace_part *p, uint64_t ts)
 {
