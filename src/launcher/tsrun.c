@@ -549,6 +549,8 @@ static void watch(double started_at)
 int main(int argc, char **argv)
 {
     options_parse(argc, argv, &opt);
+    if (opt.merge_only)
+        return jobtrace_finish(opt.n) ? 1 : 0;
     log_set_name("tsrun");
     check_program(opt.argv[0]);
     char why[256];

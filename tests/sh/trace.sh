@@ -60,6 +60,17 @@ else
     bad "trace/killed job (never ready)" "$LOG/kerr"
 fi
 
+# A node started without tsrun leaves its part; tsrun --merge-trace merges it.
+T=$LOG/solo.json
+if TSR_TRACE=$T timeout -k 2 60 $B/tests/mp/lock_counter >"$LOG/out" 2>&1 &&
+    $TSRUN --merge-trace "$T" -n 1 >>"$LOG/out" 2>&1 && [ ! -e "$T.part0" ]; then
+    check "trace/tsrun --merge-trace merges a job run without tsrun" $CHECK "$T" 1 --kinds "lock wait,barrier"
+else
+    bad "trace/tsrun --merge-trace merges a job run without tsrun" "$LOG/out"
+fi
+expect_fail "trace/--merge-trace names a missing part" "no part from node 1 ($LOG/solo.json.part1" \
+    $TSRUN --merge-trace "$T" -n 2
+
 expect_fail "trace/a part that cannot be created is named" "TSR_TRACE: cannot create $LOG/none/t.json.part0" \
     $TSRUN -n 1 --trace "$LOG/none/t.json" $B/tests/mp/lock_counter
 
