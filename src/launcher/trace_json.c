@@ -210,8 +210,9 @@ static void write_other(writer *w, const trace_part *parts, int n)
             fprintf(w->f, "%s\n {\"node\":%d,\"missing\":\"%s\"}", i ? "," : "", i, p->why);
         else
             fprintf(w->f, "%s\n {\"node\":%d,\"offset_ns\":%" PRId64 ",\"rtt_ns\":%" PRIu64
-                    ",\"dropped_events\":%" PRIu64 "}", i ? "," : "", i, p->head->offset_ns,
-                    p->head->offset_rtt_ns, dropped);
+                    ",\"dropped_events\":%" PRIu64 ",\"untraced_threads\":%u}", i ? "," : "", i,
+                    p->head->offset_ns, p->head->offset_rtt_ns, dropped,
+                    p->head->untraced_threads);
     }
     fputs("]}}\n", w->f);
 }

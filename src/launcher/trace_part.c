@@ -39,14 +39,15 @@ static int part_open(trace_part *p, const char *file)
         return -1;
     }
     const trace_head *h = (const trace_head *)p->map;
-    if (memcmp(h->magic, TRACE_MAGIC, sizeof h->magic) || h->node != (uint32_t)p->node ||
-        h->slot_bytes % sizeof(trace_event) || h->nmodules > TRACE_MODULES) {
-        snprintf(p->why, sizeof p->why, "%.100s: not node %d's trace part", path, p->node);
-        return -1;
-    }
-    if (h->kinds != EV_KINDS || h->event_bytes != sizeof(trace_event)) {
-        snprintf(p->why, sizeof p->why, "%.100s: written by another build of Tessera than "
-                 "this tsrun's", path);
+    const char *wrong = memcmp(h->magic, TRACE_MAGIC, sizeof h->magic) ? "not a trace part"
+        : h->kinds != EV_KINDS || h->event_bytes != sizeof(trace_event) ||
+                h->head_bytes != sizeof(trace_head)
+            ? "written by another build of Tessera than this tsrun's"
+        : h->node != (uint32_t)p->node ? "another node's part"
+        : h->slot_bytes % sizeof(trace_event) || h->nmodules > TRACE_MODULES ? "damaged"
+        : NULL;
+    if (wrong) {
+        snprintf(p->why, sizeof p->why, "%.100s: %s", path, wrong);
         return -1;
     }
     p->head = h;

@@ -46,8 +46,10 @@ uint64_t trace_now(void)
 static int claim(const char *name)
 {
     int i = atomic_fetch_add(&nclaimed, 1);
-    if (i >= TRACE_SLOTS)
+    if (i >= TRACE_SLOTS) {
+        atomic_fetch_add((_Atomic uint32_t *)&head->untraced_threads, 1);
         return my_slot = -2;
+    }
     pid_t tid = (pid_t)syscall(SYS_gettid);
     trace_slot *s = &slots[i];
     s->tid = (uint32_t)tid;
@@ -175,5 +177,6 @@ void trace_init(void)
     head->pid = (uint32_t)getpid();
     head->kinds = EV_KINDS;
     head->event_bytes = sizeof(trace_event);
+    head->head_bytes = sizeof(trace_head);
     trace_on = 1;
 }

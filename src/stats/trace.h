@@ -61,13 +61,14 @@ typedef struct trace_event {
 
 typedef struct trace_head {
     char magic[8];
+    /* What a reader of another build's parts checks first, and refuses. */
+    uint32_t kinds, event_bytes, head_bytes, pad; /* EV_KINDS, sizeof(trace_event), sizeof(trace_head) */
     uint32_t node, nodes;
     uint64_t slot_bytes;
     int64_t offset_ns;  /* add to this node's clock to read node 0's */
     uint64_t offset_rtt_ns; /* the round trip the offset was measured in; 0: not measured */
     uint32_t pid, nmodules;
-    uint32_t kinds, event_bytes; /* EV_KINDS and sizeof(trace_event): a reader of
-                                  * another build's parts refuses them */
+    uint32_t untraced_threads;   /* threads past TRACE_SLOTS, which record nothing */
     char modules[TRACE_MODULES][256]; /* files whose call sites EV_ALLOC names */
 } trace_head;
 

@@ -71,6 +71,14 @@ fi
 expect_fail "trace/--merge-trace names a missing part" "no part from node 1 ($LOG/solo.json.part1" \
     $TSRUN --merge-trace "$T" -n 2
 
+# Parts tsrun must not misread: not a part at all, and another build's.
+head -c 70000 /dev/zero >"$LOG/zero.json.part0"
+expect_fail "trace/a file that is not a part is refused" "zero.json.part0: not a trace part" \
+    $TSRUN --merge-trace "$LOG/zero.json" -n 1
+python3 -c 'import struct,sys; open(sys.argv[1], "wb").write(b"TSRTRC1\0" + struct.pack("<4I", 99, 32, 0, 0) + bytes(70000))' "$LOG/other.json.part0"
+expect_fail "trace/another build's part is refused" "other.json.part0: written by another build" \
+    $TSRUN --merge-trace "$LOG/other.json" -n 1
+
 expect_fail "trace/a part that cannot be created is named" "TSR_TRACE: cannot create $LOG/none/t.json.part0" \
     $TSRUN -n 1 --trace "$LOG/none/t.json" $B/tests/mp/lock_counter
 
