@@ -147,7 +147,7 @@ static int alloc_cmp(const void *x, const void *y)
 
 static size_t dedup_allocs(alloc_site *a, size_t n)
 {
-    qsort(a, n, sizeof *a, alloc_cmp);
+    trace_sort(a, n, sizeof *a, alloc_cmp);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (!k || a[k - 1].page != a[i].page)
@@ -282,7 +282,7 @@ static void build(const trace_part *parts, int n, profile *pr)
     size_t nt = 0, cap = 0;
     gather(parts, n, &t, &nt, &pr->allocs, &pr->nallocs);
     pr->nallocs = dedup_allocs(pr->allocs, pr->nallocs);
-    qsort(t, nt, sizeof *t, touch_cmp);
+    trace_sort(t, nt, sizeof *t, touch_cmp);
     for (size_t i = 0; i < nt;) {
         size_t j = i;
         while (j < nt && t[j].page == t[i].page)
@@ -300,7 +300,7 @@ static void build(const trace_part *parts, int n, profile *pr)
         alloc_site *a = &pr->allocs[i];
         name_site(parts[a->node].head->modules[a->module], a->offset, a->site, sizeof a->site);
     }
-    qsort(pr->pages, pr->npages, sizeof *pr->pages, page_cmp);
+    trace_sort(pr->pages, pr->npages, sizeof *pr->pages, page_cmp);
     pr->ranked = malloc((pr->nallocs + 1) * sizeof *pr->ranked);
     if (!pr->ranked) {
         fprintf(stderr, "tsrun: out of memory for the profile\n");
@@ -308,7 +308,7 @@ static void build(const trace_part *parts, int n, profile *pr)
     }
     for (size_t i = 0; i < pr->nallocs; i++)
         pr->ranked[i] = &pr->allocs[i];
-    qsort(pr->ranked, pr->nallocs, sizeof *pr->ranked, site_cmp);
+    trace_sort(pr->ranked, pr->nallocs, sizeof *pr->ranked, site_cmp);
 }
 
 static void print_tables(const profile *pr, FILE *f)

@@ -67,7 +67,7 @@ static span *collect(const trace_part *parts, int n, size_t *ns)
                 s[*ns - 1] = (span){e[j].a, (uint16_t)i, (uint16_t)k, t, t + e[j].dur};
             }
         }
-    qsort(s, *ns, sizeof *s, span_cmp);
+    trace_sort(s, *ns, sizeof *s, span_cmp);
     return s;
 }
 
@@ -191,8 +191,8 @@ profile_sync *profile_sync_gather(const trace_part *parts, int n)
     add_locks(p, s, ns);
     add_barriers(p, s, ns);
     free(s);
-    qsort(p->locks, p->nlocks, sizeof *p->locks, lock_cmp);
-    qsort(p->bars, p->nbars, sizeof *p->bars, barrier_cmp);
+    trace_sort(p->locks, p->nlocks, sizeof *p->locks, lock_cmp);
+    trace_sort(p->bars, p->nbars, sizeof *p->bars, barrier_cmp);
     return p;
 }
 

@@ -77,14 +77,14 @@ static int collect_sends(const trace_part *parts, int n, sends *out)
                 out->k[out->n++] = (msg_key){e[j].b, (uint16_t)i, e[j].node};
             }
         }
-    qsort(out->k, out->n, sizeof *out->k, key_cmp);
+    trace_sort(out->k, out->n, sizeof *out->k, key_cmp);
     return 0;
 }
 
 /* The flow id of a message (its rank + 1), or 0 if its send is not known. */
 static size_t flow_id(const sends *s, msg_key k)
 {
-    msg_key *f = bsearch(&k, s->k, s->n, sizeof k, key_cmp);
+    msg_key *f = trace_find(&k, s->k, s->n, sizeof k, key_cmp);
     return f ? (size_t)(f - s->k) + 1 : 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "stats/trace.h"
 
@@ -40,6 +41,19 @@ static inline int trace_order3(uint64_t a1, uint64_t b1, uint64_t a2, uint64_t b
     if (a2 != b2)
         return a2 < b2 ? -1 : 1;
     return (a3 > b3) - (a3 < b3);
+}
+
+/* qsort and bsearch, whose arrays may be NULL when empty (which the C
+ * library's may not be). */
+static inline void trace_sort(void *a, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n)
+        qsort(a, n, size, cmp);
+}
+static inline void *trace_find(const void *key, const void *a, size_t n, size_t size,
+                               int (*cmp)(const void *, const void *))
+{
+    return n ? bsearch(key, a, n, size, cmp) : NULL;
 }
 
 /* An event's time on node 0's clock. */
