@@ -34,6 +34,13 @@ else
     bad "trace/3-node fork_join traced" "$LOG/out"
 fi
 
+T=$LOG/range.json
+if timeout -k 2 120 $TSRUN -n 2 --trace "$T" $B/tests/mp/cas_range >"$LOG/out" 2>&1; then
+    check "trace/range checks" $CHECK "$T" 2 --kinds "range check"
+else
+    bad "trace/2-node cas_range traced" "$LOG/out"
+fi
+
 T=$LOG/small.json
 if TSR_TRACE_BYTES=64K timeout -k 2 120 $TSRUN -n 2 --trace "$T" $B/tests/mp/lock_counter >"$LOG/out" 2>&1 &&
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert sum(c["dropped_events"] for c in d["otherData"]["clock"]) > 0' "$T"; then
