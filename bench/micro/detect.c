@@ -1,13 +1,14 @@
 /*
  * tsr_micro's access detection rows: what a fault and exact write tracking
- * cost by themselves, without protocol work, and range checks that find
- * their pages consistent already.
+ * cost by themselves, without protocol work, range checks that find
+ * their pages consistent already, and a timeline hook (docs/TRACE.md).
  */
 #include "coherence/coherence.h"
 #include "coherence/hlrc/hlrc.h"
 #include "detect/detect.h"
 #include "memory/region.h"
 #include "micro.h"
+#include "stats/trace.h"
 #include "tessera.h"
 #include "util/cpu.h"
 
@@ -89,4 +90,19 @@ void bench_noop_checks(void)
         report(k ? "check_noop_64" : "check_noop_1", now_s() - t0, CHECKS);
     }
     tsr_free(a);
+}
+
+/* A span hook as the fault path has it, with tracing off (the job's
+ * default) or on (TSR_TRACE): the compiler barrier makes each turn read
+ * trace_on again, as a hook between two calls does. */
+void bench_trace_hook(void)
+{
+    enum { HOOKS = 1000000 };
+    double t0 = now_s();
+    for (uint32_t i = 0; i < HOOKS; i++) {
+        __asm__ volatile("" ::: "memory");
+        uint64_t t = trace_begin();
+        TRACE_SPAN(t, EV_RANGE, 0, i, 0);
+    }
+    report(trace_on ? "trace_hook_on" : "trace_hook", now_s() - t0, HOOKS);
 }

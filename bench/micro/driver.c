@@ -83,6 +83,7 @@ static int node_run(int argc, char **argv)
         bench_faults();
         bench_tracking();
         bench_noop_checks();
+        bench_trace_hook();
     } else if (argc > 2 && !strcmp(argv[2], "fetch")) {
         bench_page_fetch(101, 0, "page_fetch");
         bench_page_fetch(1, 0, "page_fetch_seq");
@@ -292,6 +293,7 @@ static const row_spec detect_rows[] = {
     {"release scan, per 1,000 home pages", "release_scan_1000", NULL},
     {"range check finding 1 page consistent", "check_noop_1", NULL},
     {"range check finding 64 pages consistent", "check_noop_64", NULL},
+    {"timeline span hook, tracing off", "trace_hook", NULL},
 };
 
 static const row_spec handoff_rows[] = {

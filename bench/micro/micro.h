@@ -99,5 +99,7 @@ void bench_handoff(const char *name, int lock);
 void bench_faults(void);
 void bench_tracking(void);
 void bench_noop_checks(void);
+/* A timeline span hook (off, or on under TSR_TRACE). */
+void bench_trace_hook(void);
 
 #endif

@@ -25,6 +25,7 @@
 #include "api/fork.h"
 #include "api/image.h"
 #include "coherence/coherence.h"
+#include "stats/trace.h"
 #include "sync/sync.h"
 #include "tessera.h"
 #include "transport/transport.h"
@@ -43,6 +44,8 @@
 
 static enum { SEQUENTIAL, FORKED, FORKED_REPLICATED } phase;
 static int served; /* tsr_serve returned: tsr_finalize's barrier is passed */
+/* When the running fork and replicated section began, for their spans. */
+static uint64_t forked_at, replicated_at;
 
 /* MSG_FORK's rule for the note: a function of the program, or the end. */
 static int note_ok(const uint64_t note[3])
@@ -90,6 +93,7 @@ void tsr_replicate_begin(void)
     /* The join of Section 5.2: every node's writes so far are seen by all. */
     barrier(COLL_REPLICATE, 1);
     coh_replicate_begin();
+    replicated_at = trace_begin();
 }
 
 void tsr_replicate_end(void)
@@ -102,6 +106,7 @@ void tsr_replicate_end(void)
      * still running it, which would make them twice. */
     barrier(COLL_REPLICATE, 0);
     coh_replicate_end();
+    TRACE_SPAN(replicated_at, EV_REPLICATED, 0, 0, 0);
 }
 
 int tsr_replicated(void)
@@ -121,6 +126,8 @@ void tsr_fork(void (*fn)(void *), void *arg)
         phase = FORKED_REPLICATED;
         barrier(COLL_FORK, 1);
         coh_replicate_end();
+        TRACE_SPAN(replicated_at, EV_REPLICATED, 0, 0, 0);
+        forked_at = trace_begin();
         fn(arg);
         return;
     }
@@ -136,6 +143,7 @@ void tsr_fork(void (*fn)(void *), void *arg)
     coll_sig sig = coll_sig_of(COLL_FORK, 0, NULL);
     phase = FORKED;
     barrier_noted(&sig, note);
+    forked_at = trace_begin();
     fn(arg);
 }
 
@@ -146,9 +154,12 @@ void tsr_join(void)
         log_die("tsr_join: no tsr_fork to join");
     int again = phase == FORKED_REPLICATED;
     phase = SEQUENTIAL;
+    TRACE_SPAN(forked_at, EV_FORK, 0, 0, 0);
     barrier(COLL_JOIN, 0);
-    if (again)
+    if (again) {
         coh_replicate_begin();
+        replicated_at = trace_begin();
+    }
 }
 
 void tsr_serve(void)
@@ -168,7 +179,9 @@ void tsr_serve(void)
         }
         void (*fn)(void *) = image_code_address((uint32_t)note[0], note[1]);
         phase = FORKED;
+        forked_at = trace_begin();
         fn((void *)(uintptr_t)note[2]);
+        TRACE_SPAN(forked_at, EV_FORK, 0, 0, 0);
         phase = SEQUENTIAL;
         sig = coll_sig_of(COLL_JOIN, 0, NULL);
     }

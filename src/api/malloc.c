@@ -9,6 +9,7 @@
 #include "coherence/coherence.h"
 #include "memory/arena.h"
 #include "memory/region.h"
+#include "stats/trace.h"
 #include "util/config.h"
 #include "util/guard.h"
 #include "util/log.h"
@@ -64,6 +65,7 @@ void *tsr_malloc(size_t bytes)
     uint32_t first, n;
     void *ptr = take_pages("tsr_malloc", bytes, 0, &first, &n);
     map_new_pages(first, n, local_proto);
+    trace_alloc(first, bytes, __builtin_return_address(0));
     return ptr;
 }
 
@@ -103,6 +105,7 @@ void *tsr_malloc_attr(size_t bytes, const tsr_attr *attr)
     uint32_t first, n;
     void *ptr = take_pages("tsr_malloc_attr", bytes, 0, &first, &n);
     map_new_pages(first, n, attr->proto);
+    trace_alloc(first, bytes, __builtin_return_address(0));
     return ptr;
 }
 

@@ -21,8 +21,10 @@
 #include "memory/region.h"
 #include "multicast/multicast.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
+#include "transport/clock.h"
 #include "transport/core.h"
 #include "transport/transport.h"
 #include "util/aslr.h"
@@ -76,6 +78,7 @@ int tsr_init(int *argc, char ***argv)
     fatal_signals_install();
     config_set_probe(rendezvous_detect);
     config_load();
+    trace_init();
     if (!cfg.boot && cfg.nodes > 1) /* srun or mpirun: see aslr_restart */
         aslr_restart(argv ? *argv : NULL);
     region_init();
@@ -97,6 +100,7 @@ int tsr_init(int *argc, char ***argv)
     globals_share();
     peers_share();
     transport_start();
+    clock_measure();
     mc_check();
     layout_send();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
@@ -150,7 +154,10 @@ void *tsr_alloc(size_t bytes)
 {
     guard_check("tsr_alloc");
     tsr_attr attr = TSR_ATTR_DEFAULT;
-    return tsr_alloc_attr(bytes, &attr);
+    void *ptr = tsr_alloc_attr(bytes, &attr);
+    /* After tsr_alloc_attr's own: the program's call site is the one kept. */
+    trace_alloc(page_of(ptr), bytes, __builtin_return_address(0));
+    return ptr;
 }
 
 /* Argument checks of tsr_alloc_attr: each message names the field. The
@@ -214,6 +221,7 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
      * or page request must find the page's home and protocol set up. */
     coll_sig sig = coll_sig_of(COLL_ALLOC, bytes, attr);
     barrier_collective(&sig);
+    trace_alloc(first, bytes, __builtin_return_address(0));
     return page_app(first);
 }
 

@@ -11,6 +11,7 @@
 #include "memory/alloc.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -129,7 +130,9 @@ int coh_fault(void *addr, int is_write)
         proto = region.meta[page].proto;
     }
     coh_count_fault();
+    uint64_t t0 = trace_begin();
     coh_protocols[proto]->fault(page, is_write);
+    TRACE_SPAN(t0, is_write ? EV_FAULT_WRITE : EV_FAULT_READ, 0, page, 0);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "coherence/diff.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 #include "util/log.h"
 
 #define LEN_MASK 0xffffffu
@@ -31,6 +32,7 @@ static void put_header(outbox *o, uint32_t p, uint8_t flags, size_t len)
 size_t outbox_add_diff(outbox *o, uint32_t p, uint8_t flags)
 {
     reserve(o, 8 + DIFF_MAX + 3);
+    uint64_t t0 = trace_begin();
     size_t len = diff_encode((uint8_t *)page_twin(p), (uint8_t *)page_rt(p),
                              (uint8_t *)o->buf + o->len + 8);
     if (!len)
@@ -38,6 +40,7 @@ size_t outbox_add_diff(outbox *o, uint32_t p, uint8_t flags)
     put_header(o, p, flags, len);
     STAT_ADD(diffs_created, 1);
     STAT_ADD(diff_bytes, len);
+    TRACE_SPAN(t0, EV_DIFF_MAKE, 0, p, len);
     return len;
 }
 

@@ -22,6 +22,7 @@
 #include "detect/detect.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 
 STATS_COUNTER(cas_checks, "range checks made (tsr_range_*): compiler-inserted or by hand");
 STATS_COUNTER(cas_useful, "range checks that found pages needing protocol work");
@@ -131,11 +132,13 @@ int coh_range(const void *addr, size_t len, size_t step, size_t count, int is_wr
     if (!len || !count)
         return 0;
     int need = is_write ? ACCESS_WRITE : ACCESS_READ;
+    uint64_t traced = trace_begin();
     const char *a = addr;
     int useful = step < PAGE_SIZE || count == 1
                      ? check_bytes(a, (count - 1) * step + len, need, is_write)
                      : check_strided(a, len, step, count, need, is_write);
     if (useful)
         COUNTER_ADD(cas_useful, 1);
+    TRACE_SPAN(traced, EV_RANGE, 0, region_contains(a) ? page_of(a) : 0, (count - 1) * step + len);
     return useful;
 }

@@ -42,6 +42,13 @@ static void usage(FILE *f)
             "                       counters not zero, nodes side by side (TSR_STATS=1;\n"
             "                       TSR_STATS=all for every counter)\n"
             "  -j, --stats-json F   append each node's statistics, every counter, as JSON to F\n"
+            "      --trace F        write the job's timeline to F, a Chrome trace for Perfetto\n"
+            "                       (TSR_TRACE; docs/TRACE.md)\n"
+            "      --profile        end with the sharing profile: the pages, allocations,\n"
+            "                       locks and barriers that cost the most (TSR_PROFILE=1)\n"
+            "      --profile-json F and write it as JSON to F (TSR_PROFILE_JSON)\n"
+            "      --merge-trace F  run nothing: merge the N parts F.part0... that the nodes of\n"
+            "                       a job started without tsrun (srun, mpirun) left into F\n"
             "  -m, --memory SIZE    shared address space per job, e.g. 16G (TSR_MEMORY)\n"
             "  -t, --timeout SECS   stop the job if it runs longer than SECS\n"
             "  -V, --version        the version, and the commit tsrun was built from\n"
@@ -115,6 +122,8 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         {"hosts", required_argument, 0, 'H'},      {"hostfile", required_argument, 0, 'F'},
         {"ssh", required_argument, 0, 'S'},        {"stdin", required_argument, 0, 'I'},
         {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
+        {"trace", required_argument, 0, 'T'},      {"profile", no_argument, 0, 'P'},
+        {"profile-json", required_argument, 0, 'J'}, {"merge-trace", required_argument, 0, 'M'},
         {0, 0, 0, 0}};
     int c;
     char why[256];
@@ -130,6 +139,10 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         case 's': set_env("TSR_STATS", stats_all() ? "all" : "1"); break;
         case 'j': set_env("TSR_STATS_JSON", optarg); break;
         case 'm': set_env("TSR_MEMORY", optarg); break;
+        case 'T': set_env("TSR_TRACE", optarg); break;
+        case 'P': set_env("TSR_PROFILE", "1"); break;
+        case 'J': set_env("TSR_PROFILE_JSON", optarg); break;
+        case 'M': set_env("TSR_TRACE", optarg); opt->merge_only = 1; break;
         case 't': opt->timeout = (double)parse_long("--timeout", optarg, 1, 1L << 30); break;
         case 'H': refuse_if(remote_add_hosts(optarg, why, sizeof why), why); break;
         case 'F': refuse_if(remote_add_hostfile(optarg, why, sizeof why), why); break;
@@ -147,6 +160,8 @@ void options_parse(int argc, char **argv, tsrun_options *opt)
         usage(stderr);
         exit(2);
     }
+    if (opt->merge_only)
+        return;
     if (optind >= argc) {
         fprintf(stderr, "tsrun: no program given\n");
         usage(stderr);

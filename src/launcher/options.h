@@ -7,6 +7,7 @@
 typedef struct tsrun_options {
     int n;                /* nodes */
     int prefix;           /* -p: [node] before every output line */
+    int merge_only;       /* --merge-trace: merge the parts of a job run without tsrun */
     double timeout;       /* -t, 0 for none */
     double startup_limit; /* TSR_CONNECT_TIMEOUT, as the nodes read it */
     char **argv;          /* the program and its arguments */

@@ -38,6 +38,7 @@
 #include "boot/budget.h"
 #include "boot/gate.h"
 #include "launcher/jobstats.h"
+#include "launcher/jobtrace.h"
 #include "launcher/options.h"
 #include "launcher/remote.h"
 #include "transport/shm.h"
@@ -548,6 +549,8 @@ static void watch(double started_at)
 int main(int argc, char **argv)
 {
     options_parse(argc, argv, &opt);
+    if (opt.merge_only)
+        return jobtrace_finish(opt.n) ? 1 : 0;
     log_set_name("tsrun");
     check_program(opt.argv[0]);
     char why[256];
@@ -561,6 +564,7 @@ int main(int argc, char **argv)
     if (!nodes)
         refuse("out of memory for %d nodes", opt.n);
     jobstats_init(opt.n);
+    jobtrace_setup();
     if (pipe2(sigchld_pipe, O_CLOEXEC | O_NONBLOCK))
         refuse("cannot make a pipe: %s", strerror(errno));
     char boot_addr[32];
@@ -578,5 +582,7 @@ int main(int argc, char **argv)
         abandon("cannot start the process that forwards tsrun's input: %s", strerror(errno));
     watch(started_at);
     jobstats_print();
+    if (jobtrace_finish(opt.n) && !exit_status)
+        exit_status = 1;
     return exit_status;
 }

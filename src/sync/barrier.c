@@ -30,6 +30,7 @@
 
 #include "coherence/coherence.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 #include "sync/collective.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
@@ -382,6 +383,7 @@ static void leave(const void *departure, size_t len, uint32_t expected)
 void barrier_noted(const coll_sig *sig, const uint64_t *note_v)
 {
     double t0 = now_s();
+    uint64_t traced = trace_begin();
     if (note_v) {
         memcpy(staged, note_v, sizeof staged);
         atomic_store(&staged_set, 1);
@@ -393,12 +395,14 @@ void barrier_noted(const coll_sig *sig, const uint64_t *note_v)
     free(done.departure);
     sync_acquired();
     STAT_TIME(barrier_wait_s, now_s() - t0);
+    TRACE_SPAN(traced, EV_BARRIER, 0, epoch - 1, 0);
 }
 
 void barrier_collective(const coll_sig *sig) { barrier_noted(sig, NULL); }
 
 void barrier_park(const coll_sig *sig, uint64_t note_v[3])
 {
+    uint64_t traced = trace_begin();
     arrive(sig, 1);
     /* Unwatched: node 0's sequential part may take any time. */
     waiter_wait(&done.w);
@@ -410,4 +414,5 @@ void barrier_park(const coll_sig *sig, uint64_t note_v[3])
     memcpy(note_v, done.departure, 3 * sizeof *note_v);
     free(done.departure);
     sync_acquired();
+    TRACE_SPAN(traced, EV_BARRIER, 0, epoch - 1, 1);
 }

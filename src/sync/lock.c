@@ -35,6 +35,7 @@
 #include "coherence/payload.h"
 #include "coherence/protocol.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 #include "sync/lock_manager.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
@@ -305,6 +306,7 @@ void lock_acquire(int id)
     if (!nheld)
         coh_sync_point(0);
     double t0 = now_s();
+    uint64_t traced = trace_begin();
     am_wait_room();
     int m = lock_manager_of(id);
     waiter_init(&grant.w, 1);
@@ -332,6 +334,8 @@ void lock_acquire(int id)
     sync_acquired();
     STAT_ADD(lock_acquires, 1);
     STAT_TIME(lock_wait_s, now_s() - t0);
+    TRACE_SPAN(traced, EV_LOCK_WAIT, 0, (uint32_t)id, 0);
+    trace_hold(id, 1);
 }
 
 /* With a successor, the grant goes straight to it; else the release goes
@@ -342,6 +346,7 @@ void lock_release(int id)
 {
     if (!held_here[id])
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
+    trace_hold(id, 0);
     sync_releasing();
     am_wait_room();
     coh_release();

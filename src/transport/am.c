@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "stats/stats.h"
+#include "stats/trace.h"
+#include "transport/clock.h"
 #include "transport/core.h"
 #include "transport/holdup.h"
 #include "transport/request.h"
@@ -85,7 +87,7 @@ static void fill(am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a2, con
         log_die_status(1, "message %s of %zu bytes exceeds the 4 GiB limit", msg_name(type), len);
     m->next = NULL;
     m->hdr = (tsr_msg_hdr){(uint32_t)len, (uint16_t)type, (uint16_t)cfg.node, {a0, a1, a2},
-                           holdup_stamp()};
+                           trace_on ? trace_stamp() : holdup_stamp()};
     m->payload = payload;
     m->sent = 0;
     m->heap = 0;
@@ -104,12 +106,13 @@ static int counted(int type)
 /* Counted before the backend has it, so that a message's count always
  * precedes its receipt: the nodes' sums balance once every message is
  * received, whichever thread sent it. */
-static void count_sent(int type, size_t len)
+static void count_sent(int dest, const am_msg *m)
 {
-    if (!counted(type))
+    if (!counted(m->hdr.type))
         return;
     STAT_ADD(messages_sent, 1);
-    STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + len);
+    STAT_ADD(bytes_sent, sizeof(tsr_msg_hdr) + m->hdr.len);
+    TRACE_MARK(EV_SEND, dest, m->hdr.type, m->hdr.stamp);
 }
 
 /* And once the backend has it (written, or queued behind the earlier
@@ -161,7 +164,7 @@ static void send_by(void (*post)(int, am_msg *), int dest, int type, uint64_t a0
         core_post_self(copy_msg(&m)); /* not counted: it does not leave the process */
         return;
     }
-    count_sent(type, len);
+    count_sent(dest, &m);
     if (guarded(payload, len)) {
         /* Copied here, with no lock held: the copy may fault, and the fault
          * handler sends messages of its own (see am_guard_range). */
@@ -208,7 +211,7 @@ void am_multicast(const int *dests, int n, int type, uint64_t a0, uint64_t a1, u
         if (dests[i] == cfg.node)
             continue;
         if (native) {
-            count_sent(type, len);
+            count_sent(dests[i], &m);
             count_posted(type);
         }
         else
@@ -228,7 +231,7 @@ void am_post(int dest, am_msg *m, int type, uint64_t a0, uint64_t a1, uint64_t a
         core_post_self(m);
         return;
     }
-    count_sent(type, len);
+    count_sent(dest, m);
     core_post(dest, m);
     count_posted(type);
 }
@@ -400,6 +403,7 @@ static void count_received(int src, const tsr_msg_hdr *h)
         STAT_ADD(messages_received, 1);
         STAT_ADD(bytes_received, sizeof *h + h->len);
         holdup_note(h->stamp);
+        TRACE_MARK(EV_RECV, src, h->type, h->stamp);
         core_count_dispatch();
     }
 }
@@ -486,4 +490,5 @@ void am_init(void)
     stats_register(&replies_dropped);
     am_register(MSG_ECHO_REQ, on_echo_req);
     am_register_direct(MSG_ECHO_REP, on_echo_rep, echo_fits);
+    clock_init();
 }

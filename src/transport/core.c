@@ -23,6 +23,7 @@
 #include "boot/boot.h"
 #include "boot/boot_proto.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 #include "transport/backend.h"
 #include "transport/holdup.h"
 #include "util/spin.h"
@@ -410,6 +411,7 @@ static void offer_core(unsigned *every)
 
 static void *comm_main(void *arg)
 {
+    trace_thread_name("comm");
     core_sleep_end();
     unsigned idle_turns = 0, yield_every = WAIT_YIELD_FOR_COMM;
     uint64_t now = now_ns();

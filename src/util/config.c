@@ -245,6 +245,9 @@ void config_load(void)
     cfg.poll_us = (unsigned)env_long("TSR_POLL_US", 50, 0, 10000000);
     cfg.stats = env_choice("TSR_STATS", stats, STATS_OFF);
     cfg.stats_json = env("TSR_STATS_JSON");
+    cfg.trace = env("TSR_TRACE") && *env("TSR_TRACE") ? env("TSR_TRACE") : NULL;
+    cfg.trace_bytes = env_size("TSR_TRACE_BYTES", (size_t)8 << 20, (size_t)64 << 10,
+                               (size_t)1 << 32, "64K to 4G");
     cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 1);
     cfg.detect = (detect_t)env_choice("TSR_DETECT", access, DETECT_SEGV);
     cfg.connect_timeout_s = (double)env_long("TSR_CONNECT_TIMEOUT", 30, 1, 3600);

@@ -45,6 +45,8 @@ typedef struct tsr_config {
     unsigned poll_us;         /* TSR_POLL_US: least time between two looks of tsr_poll */
     stats_t stats;            /* TSR_STATS=0 | 1 (the counters not zero) | all: table at exit */
     const char *stats_json;   /* TSR_STATS_JSON: file to append JSON to */
+    const char *trace;        /* TSR_TRACE: the job's timeline, NULL: none (docs/TRACE.md) */
+    size_t trace_bytes;       /* TSR_TRACE_BYTES: each thread's trace buffer */
     int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */
     detect_t detect;          /* TSR_DETECT: segv | uffd | auto */
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */

@@ -2,9 +2,10 @@
  * peer: node 1 sends node 0 a heartbeat that carries bytes, a second
  * address layout (an empty one, which node 0 once compared with its own
  * and ended the job over), a clear of a pause flag out of range, a fork
- * server's announcement that carries bytes, and an acknowledgement of a
- * Themis write nobody made. Node 0 must reject each (messages_rejected),
- * or drop the acknowledgement as a reply to nothing (replies_dropped),
+ * server's announcement that carries bytes, an acknowledgement of a
+ * Themis write nobody made, a clock question with bytes and a clock
+ * answer to no question (transport/clock.c). Node 0 must reject each
+ * (messages_rejected), or drop a reply to nothing (replies_dropped),
  * exactly as many as were sent, and the job must go on: a count both
  * nodes keep under a lock ends exact. */
 /* tsr-test: suite -n 2,3 */
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
             forge('r', MSG_FLAG_CLEAR, 5000, 0, 0); /* a flag out of range */
             forge('r', MSG_FORK, 0, 1, 8);        /* a fork not from node 0 */
             forge('d', MSG_GA_PUT_ACK, 0, 0, 0);  /* request id 0 is never issued */
+            forge('r', MSG_CLOCK_ASK, 0, 0, 8);   /* bytes on an empty type */
+            forge('d', MSG_CLOCK, 0, 0, 0);       /* a clock for a question never asked */
             sent[0] = rejected;
             sent[1] = dropped;
         }

@@ -53,6 +53,7 @@
 #include "memory/peers.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 #include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -450,7 +451,9 @@ static void on_diff(int src, const tsr_msg_hdr *h, void *payload)
     for (uint32_t i = 0; i < count; i++) {
         outbox_entry e;
         outbox_next(payload, h->len, &pos, &e);
+        uint64_t t0 = trace_begin();
         diff_apply((uint8_t *)page_rt(e.page), e.bytes, e.len);
+        TRACE_SPAN(t0, EV_DIFF_APPLY, src, e.page, e.len);
         atomic_store(&region.meta[e.page].remote, 1);
         hlrc_note_copied(e.page); /* the writer keeps its copy valid */
         acks[2 * i] = e.page;
@@ -493,6 +496,7 @@ void hlrc_invalidate(uint32_t p, uint32_t version)
     hlrc_set_state(p, INVALID);
     detect_set_access(p, 1, ACCESS_NONE);
     STAT_ADD(invalidations, 1);
+    TRACE_MARK(EV_INVALIDATE, 0, p, 0);
 }
 
 /* A replicated section needs each home page's first write to fault: that

@@ -14,6 +14,7 @@
 #include "memory/peers.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 #include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -155,6 +156,7 @@ static void fetch_run_of(fetch_run r)
 {
     uint32_t p = r.first;
     double t0 = now_s();
+    uint64_t traced = trace_begin();
     int home = region.meta[p].home;
     if (!copy_direct(r, home))
         fetch_by_message(r, home);
@@ -167,6 +169,7 @@ static void fetch_run_of(fetch_run r)
             detect_set_access(p + i * r.stride, 1, ACCESS_READ);
     STAT_ADD(page_fetches, r.n);
     STAT_TIME(fault_wait_s, now_s() - t0);
+    TRACE_SPAN(traced, EV_FETCH, home, p, r.n);
 }
 
 void hlrc_page_fetch(uint32_t p) { fetch_run_of(plan_fetch(p)); }

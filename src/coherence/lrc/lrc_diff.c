@@ -53,6 +53,7 @@
 #include "detect/detect.h"
 #include "memory/region.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 #include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -101,7 +102,9 @@ static void make_diff(uint32_t p)
     int writing = region.meta[p].state == L_WRITE;
     if (writing)
         detect_set_access(p, 1, ACCESS_READ);
+    uint64_t t0 = trace_begin();
     size_t len = diff_encode((const uint8_t *)page_twin(p), (const uint8_t *)page_rt(p), scratch);
+    TRACE_SPAN(t0, EV_DIFF_MAKE, 0, p, len);
     lrc_diff *d = lrc_alloc(sizeof *d + len);
     *d = (lrc_diff){own[p], (uint32_t)cfg.node, pend_first[p], pend_last[p], (uint32_t)len, 0};
     memcpy(d->bytes, scratch, len);
@@ -148,6 +151,7 @@ void lrc_notice(uint32_t p, const lrc_interval *iv)
         region.meta[p].state = L_INVALID;
         detect_set_access(p, 1, ACCESS_NONE);
         STAT_ADD(invalidations, 1);
+        TRACE_MARK(EV_INVALIDATE, 0, p, 0);
     }
     if (!stale_listed[p]) {
         stale_listed[p] = 1;
@@ -276,6 +280,7 @@ static void apply_diffs(uint32_t p, lrc_note **v, uint32_t n, lrc_fetch *ctx)
             log_die_status(1, "LRC: no diff of page %u from node %u for its interval %u, "
                            "though every reply was checked on arrival", p, v[i]->writer,
                            v[i]->index);
+        TRACE_MARK(EV_DIFF_APPLY, d->writer, p, d->applied ? 0 : d->len);
         if (!d->applied && diff_apply((uint8_t *)page_rt(p), d->bytes, d->len))
             log_die_status(1, "LRC: a diff of page %u from node %u, checked on arrival, did "
                            "not apply", p, d->writer);

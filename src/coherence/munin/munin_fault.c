@@ -13,6 +13,7 @@
 #include "coherence/protocol.h"
 
 #include "stats/stats.h"
+#include "stats/trace.h"
 
 /* Posts one request per run of pages that share a manager and waits for
  * all the grants: the misses of a whole object in one exchange per manager. */
@@ -136,6 +137,7 @@ void mu_on_grant(int src, const tsr_msg_hdr *h, void *payload)
         if (h->len) {
             memcpy(page_rt(p), payload, (size_t)n * PAGE_SIZE);
             STAT_ADD(page_fetches, n);
+            TRACE_MARK(EV_FETCH, src, p, n);
         }
         mu_set_access(p, n, access);
     }
@@ -157,6 +159,7 @@ static void on_inval(int src, const tsr_msg_hdr *h, void *payload)
     am_send(src, MSG_MU_INVAL_ACK, p, h->arg[1], 0, was_owner ? page_rt(p) : NULL,
             was_owner ? PAGE_SIZE : 0);
     STAT_ADD(invalidations, 1);
+    TRACE_MARK(EV_INVALIDATE, 0, p, 0);
 }
 
 void mu_fault_init(void)

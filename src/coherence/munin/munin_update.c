@@ -14,6 +14,7 @@
 #include "coherence/protocol.h"
 #include "detect/detect.h"
 #include "stats/stats.h"
+#include "stats/trace.h"
 #include "util/log.h"
 
 static uint32_t *duq;
@@ -64,6 +65,7 @@ static void apply_update(uint32_t p, const uint8_t *diff, size_t len)
         mu_set_access(p, 1, A_NONE);
     page_unlock(p);
     STAT_ADD(diffs_applied, 1);
+    TRACE_MARK(EV_DIFF_APPLY, 0, p, len);
 }
 
 /* What is wrong with an update message, NULL if nothing: every entry must
@@ -212,6 +214,7 @@ static void flush_page(uint32_t p, outbox *box, uint8_t *acked)
         if (len) {
             STAT_ADD(diffs_created, 1);
             STAT_ADD(diff_bytes, len);
+            TRACE_MARK(EV_DIFF_MAKE, 0, p, len);
         }
         for (int j = 0; (len || (flags & U_DROPPED)) && j < cfg.nodes; j++)
             if (to & bit(j)) {
