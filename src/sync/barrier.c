@@ -47,6 +47,8 @@
 
 #define BARRIER_MANAGER 0
 
+STATS_COUNTER(departures_sent, "barrier departures sent to other nodes (MSG_BARRIER_DONE)");
+
 /* Manager side (node 0's comm thread only). expect[j]: messages sent to
  * node j without acks during the epoch (coh_barrier_release), which j must
  * receive before it leaves. */
@@ -190,6 +192,7 @@ static void send_down(uint64_t ep, int hi, const char *below, const void *frames
         pbuf_put(&m, zero, counts_len(part) - (size_t)part * sizeof expected);
         pbuf_put(&m, frames, len);
         am_send(child[c], MSG_BARRIER_DONE, ep, expected, 1, m.p, m.len);
+        COUNTER_ADD(departures_sent, 1);
         pbuf_free(&m);
     }
 }
@@ -210,9 +213,10 @@ static void depart(void)
         send_down(mgr_epoch, cfg.nodes, (const char *)(expect + 1), out.p, out.len);
     for (int k = nparked ? 1 : cfg.nodes; k <= cfg.nodes; k++) {
         int i = (cfg.node + k) % cfg.nodes;
-        if (!parked_at[i])
+        if (!parked_at[i]) {
             am_send(i, MSG_BARRIER_DONE, mgr_epoch, expect[i], 0, out.p, out.len);
-        else if (note.set)
+            COUNTER_ADD(departures_sent, i != cfg.node);
+        } else if (note.set)
             wake(i, &out);
         else
             held_expect[i] = expect[i];
@@ -382,6 +386,7 @@ void barrier_init(void)
     held_expect = calloc((size_t)cfg.nodes, sizeof *held_expect);
     if (!expect || !arrived_from || !parked_at || !held_expect)
         log_die("out of memory (barrier)");
+    stats_register(&departures_sent);
     am_register(MSG_BARRIER_ARRIVE, on_arrive);
     am_register(MSG_BARRIER_DONE, on_done);
     am_register(MSG_FORK, on_fork);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The barrier's departure down a tree (sync/tree.h), counted, not timed:
-# at 2, 9 (one level), 12, 16 and 64 nodes the job sends 2(N - 1)
-# messages a barrier and node 0 only min(N - 1, 8) of them, under each
-# transport and protocol (their departures ride the tree); the tree's
-# shape at every size to 1,024 is unit/barrier_tree's.
+# The barrier's departure down a tree (sync/tree.h), counted, not timed
+# (departures_sent): at 2, 9 (one level), 12, 16 and 64 nodes the job
+# sends N - 1 departures a barrier, node 0 only min(N - 1, 8) of them and
+# no node more than 8, under each transport and protocol (their
+# departures ride the tree); the tree's shape at every size to 1,024 is
+# unit/barrier_tree's.
 . tests/lib.sh
 
 count_test() { # nodes VAR=VALUE...
