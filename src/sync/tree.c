@@ -27,15 +27,3 @@ void tree_place(int node, int nodes, int *parent, int *hi)
     *parent = up;
     *hi = end;
 }
-
-int tree_depth(int nodes)
-{
-    int depth = 0;
-    for (int lo = 0, hi = nodes; hi - lo > 1; depth++) {
-        int child[TREE_DEGREE], child_hi[TREE_DEGREE];
-        int k = tree_children(lo, hi, child, child_hi);
-        lo = child[k - 1]; /* the last part is the longest */
-        hi = child_hi[k - 1];
-    }
-    return depth;
-}

@@ -18,7 +18,5 @@ int tree_children(int lo, int hi, int *child, int *child_hi);
 /* Where `node` sits in the tree of `nodes` nodes: its parent (node 0's is
  * itself) and the end of the part it heads. */
 void tree_place(int node, int nodes, int *parent, int *hi);
-/* The levels below node 0: the rounds a departure takes to reach all. */
-int tree_depth(int nodes);
 
 #endif
