@@ -1,20 +1,24 @@
 #!/usr/bin/env python3
-"""How long tsrun takes to start N nodes on this host.
+"""How long tsrun takes to start N nodes on this host, and their memory.
 
-Runs `tsrun -n N build/tests/mp/startup` (join, one barrier, leave) for each
-N and prints a Markdown table of two times, each the median of --reps runs:
+Runs `tsrun -n N build/tests/mp/scale_job` (issue 42's job: join, take a
+lock, two barriers, leave) for each N under TSR_TRANSPORT=--transport and
+prints a Markdown table, each figure the median of --reps runs:
 
-  start-up  from launching tsrun until node 0 prints "startup N PASS", that
+  start-up  from launching tsrun until node 0 prints "scale N PASS", that
             is, every node has registered, built the full mesh, passed
-            tsr_init's barrier and one more
+            tsr_init's barrier, taken the lock and passed one more
   whole job until tsrun exits (adds tsr_finalize: barrier, BYE to every
             peer, closing N-1 connections in each node)
+  memory    each node's peak resident set (VmHWM, which scale_job prints),
+            its mean and largest over the nodes; pages of shared mappings
+            it touched (the shm rings) included
 
 With --out FILE the table is also written there. Run from the repository
 root after `make all`:
 
-  python3 bench/scale_startup.py                  # 16, 64, 128, 256 nodes
-  python3 bench/scale_startup.py --nodes 256 --reps 1
+  python3 bench/scale_startup.py                  # 64, 128, 256, 512 nodes
+  python3 bench/scale_startup.py --nodes 1024 --reps 1 --transport tcp
 """
 import argparse
 import os
@@ -24,28 +28,35 @@ import sys
 import time
 
 TSRUN = "build/bin/tsrun"
-PROG = "build/tests/mp/startup"
+PROG = "build/tests/mp/scale_job"
 
 
-def one_run(n, limit):
-    """Returns (start-up seconds, whole-job seconds) of one n-node job."""
+def one_run(n, limit, transport):
+    """Returns (start-up s, whole-job s, mean and max peak RSS MB) of one
+    n-node job."""
+    env = dict(os.environ, TSR_TRANSPORT=transport)
     t0 = time.monotonic()
     p = subprocess.Popen([TSRUN, "-n", str(n), "-t", str(limit), PROG],
-                         stdout=subprocess.PIPE, text=True)
+                         stdout=subprocess.PIPE, env=env, text=True)
     started = None
+    kb = []
     for line in p.stdout:
-        if line.startswith("startup %d PASS" % n) and started is None:
+        if line.startswith("scale %d PASS" % n) and started is None:
             started = time.monotonic() - t0
+        elif line.startswith("memory "):
+            kb.append(int(line.split()[2]))
     rc = p.wait()
     total = time.monotonic() - t0
-    if rc != 0 or started is None:
-        sys.exit("scale_startup: tsrun -n %d failed (exit %d)" % (n, rc))
-    return started, total
+    if rc != 0 or started is None or len(kb) != n:
+        sys.exit("scale_startup: TSR_TRANSPORT=%s tsrun -n %d failed (exit %d)"
+                 % (transport, n, rc))
+    return started, total, sum(kb) / n / 1024, max(kb) / 1024
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--nodes", default="16,64,128,256", help="comma-separated node counts")
+    ap.add_argument("--nodes", default="64,128,256,512", help="comma-separated node counts")
+    ap.add_argument("--transport", default="auto", help="TSR_TRANSPORT of the runs")
     ap.add_argument("--reps", type=int, default=3, help="runs per node count (median kept)")
     ap.add_argument("--limit", type=int, default=120, help="tsrun -t for each run, seconds")
     ap.add_argument("--out", help="also write the table to this file")
@@ -60,17 +71,19 @@ def main():
                  % args.nodes)
     if args.reps < 1:
         sys.exit("scale_startup: --reps must be at least 1")
-    rows = ["| nodes | start-up (s) | whole job (s) |", "|--:|--:|--:|"]
+    rows = ["| nodes | start-up (s) | whole job (s) | memory per node, mean (MB) | largest (MB) |",
+            "|--:|--:|--:|--:|--:|"]
     print("\n".join(rows), flush=True)
     for n in counts:
-        runs = [one_run(n, args.limit) for _ in range(args.reps)]
-        row = "| %d | %.2f | %.2f |" % (n, statistics.median(r[0] for r in runs),
-                                        statistics.median(r[1] for r in runs))
+        runs = [one_run(n, args.limit, args.transport) for _ in range(args.reps)]
+        row = "| %d | %.2f | %.2f | %.1f | %.1f |" % (
+            n, *(statistics.median(r[i] for r in runs) for i in range(4)))
         print(row, flush=True)
         rows.append(row)
     if args.out:
-        note = ("%s, %d cores, load average %.1f at the end (other work shares the cores)"
-                % (time.strftime("%Y-%m-%d"), os.cpu_count(), os.getloadavg()[0]))
+        note = ("TSR_TRANSPORT=%s, %s, %d cores, load average %.1f at the end (other work "
+                "shares the cores)" % (args.transport, time.strftime("%Y-%m-%d"),
+                                       os.cpu_count(), os.getloadavg()[0]))
         with open(args.out, "w") as f:
             f.write("\n".join(rows) + "\n\n" + note + "\n")
 

@@ -14,7 +14,7 @@
 # --no-uffd also leaves out the TSR_DETECT=uffd lines (TSan: see Makefile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-variants='^(wide|wide-lrc|wide-ga|wide-udp|wide-ga-udp|udp-faults2|udp-faults3|ga-small|ga-udp-nocache|ga-udp-seq|ga-udp-lossy|ompnow-off|ompnow-ip-faults|ompnow-lrc-faults)$'
+variants='^(wide|wide-lrc|wide16|wide16-lrc|wide16-tcp|wide-ga|wide-udp|wide-ga-udp|udp-faults2|udp-faults3|ga-small|ga-udp-nocache|ga-udp-seq|ga-udp-lossy|ompnow-off|ompnow-ip-faults|ompnow-lrc-faults)$'
 awk -v variants="$variants" -v no_uffd="${1:-}" '
 /^[[:space:]]*(#|$)/ { print; next }
 $1 ~ variants { next }

@@ -449,6 +449,14 @@ static int first_unregistered(void)
     return -1;
 }
 
+/* Names the node that a node said failed, as that node reported it. */
+static void blame_suspect(void)
+{
+    char why[sizeof suspect.why + 40];
+    snprintf(why, sizeof why, "%s (reported by node %d)", suspect.why, suspect.reporter);
+    job_failed(suspect.node, why);
+}
+
 /* Every time limit, checked on each turn of the loop whatever happened. */
 static void check_deadlines(double started_at)
 {
@@ -462,10 +470,8 @@ static void check_deadlines(double started_at)
     }
     if (opt.timeout > 0 && t - started_at > opt.timeout)
         job_failed(-1, "the job exceeded --timeout");
-    if (!stopping && suspect.node >= 0 && t - suspect.at > CAUSE_WAIT_S) {
-        snprintf(why, sizeof why, "%s (reported by node %d)", suspect.why, suspect.reporter);
-        job_failed(suspect.node, why);
-    }
+    if (!stopping && suspect.node >= 0 && t - suspect.at > CAUSE_WAIT_S)
+        blame_suspect();
     if (kill_at > 0 && t > kill_at) {
         for (int i = 0; i < started; i++)
             if (!nodes[i].exited)
@@ -538,6 +544,11 @@ static void watch(double started_at)
         if (live == 0 && drain_until < 0)
             drain_until = now_s() + DRAIN_S;
     }
+    /* Every node may have stopped because of another before the suspect's
+     * own exit could be waited for (a 512-node start-up whose mesh timed
+     * out ended that way, and tsrun exited 0 saying nothing). */
+    if (!stopping && suspect.node >= 0)
+        blame_suspect();
     for (int i = 0; i < opt.n; i++)
         for (int j = 0; j < 2; j++)
             if (nodes[i].io[j].fd >= 0)

@@ -1,6 +1,10 @@
 /*
  * barrier.c - the barrier: every node sends its arrival to the root (node
- * 0), which sends every node the departure once all have arrived.
+ * 0), which sends the departure once all have arrived down a tree
+ * (tree.h): each node that gets it passes it to its children, before it
+ * leaves, with the counts of its children's parts, so that no node sends
+ * more than TREE_DEGREE departures at any size (N - 1 at node 0 cost it
+ * seconds a barrier at 512 nodes on two cores), in log N rounds.
  *
  * The root knows who has arrived in the current epoch (a bitmap), and a
  * node knows which epoch it waits to leave: a second arrival, one for
@@ -34,6 +38,7 @@
 #include "sync/collective.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
+#include "sync/tree.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -42,6 +47,8 @@
 #include "util/log.h"
 
 #define BARRIER_MANAGER 0
+
+STATS_COUNTER(departures_sent, "barrier departures sent to other nodes (MSG_BARRIER_DONE)");
 
 /* Manager side (node 0's comm thread only). expect[j]: messages sent to
  * node j without acks during the epoch (coh_barrier_release), which j must
@@ -163,7 +170,37 @@ static void wake(int i, const pbuf *out)
     nparked--;
 }
 
-/* Every node has arrived (a parked one from its arrival on). */
+/* The counts of messages to await ahead of the frames in a tree
+ * departure, padded so that the frames start 8-aligned. */
+static size_t counts_len(int nodes) { return ((size_t)nodes * sizeof(uint32_t) + 7) & ~(size_t)7; }
+
+/* Sends a departure to this node's children in the tree, this node heading
+ * [cfg.node, hi): each gets its own count of messages to await in arg 1,
+ * its part's in the payload (`below` holds those of cfg.node + 1 to
+ * hi - 1, as u32 in any alignment), then the frames. */
+static void send_down(uint64_t ep, int hi, const char *below, const void *frames, size_t len)
+{
+    int child[TREE_DEGREE], child_hi[TREE_DEGREE];
+    int k = tree_children(cfg.node, hi, child, child_hi);
+    for (int c = 0; c < k; c++) {
+        const char *own = below + (size_t)(child[c] - cfg.node - 1) * sizeof(uint32_t);
+        int part = child_hi[c] - child[c] - 1;
+        uint32_t expected;
+        memcpy(&expected, own, sizeof expected);
+        pbuf m = {0};
+        pbuf_put(&m, own + sizeof expected, (size_t)part * sizeof expected);
+        static const char zero[8];
+        pbuf_put(&m, zero, counts_len(part) - (size_t)part * sizeof expected);
+        pbuf_put(&m, frames, len);
+        am_send(child[c], MSG_BARRIER_DONE, ep, expected, 1, m.p, m.len);
+        COUNTER_ADD(departures_sent, 1);
+        pbuf_free(&m);
+    }
+}
+
+/* Every node has arrived (a parked one from its arrival on). Unless one
+ * is parked, the departure goes down the tree; the parked nodes' wake-ups
+ * (MSG_FORK) come from here, so then every node hears from here. */
 static void depart(void)
 {
     if (nparked && !note.set)
@@ -173,11 +210,14 @@ static void depart(void)
     /* This node last: its application thread, once released, must find
      * every other node's release counted in messages_sent (tsr_finalize
      * takes the statistics right after its barrier). */
-    for (int k = 1; k <= cfg.nodes; k++) {
+    if (!nparked)
+        send_down(mgr_epoch, cfg.nodes, (const char *)(expect + 1), out.p, out.len);
+    for (int k = nparked ? 1 : cfg.nodes; k <= cfg.nodes; k++) {
         int i = (cfg.node + k) % cfg.nodes;
-        if (!parked_at[i])
+        if (!parked_at[i]) {
             am_send(i, MSG_BARRIER_DONE, mgr_epoch, expect[i], 0, out.p, out.len);
-        else if (note.set)
+            COUNTER_ADD(departures_sent, i != cfg.node);
+        } else if (note.set)
             wake(i, &out);
         else
             held_expect[i] = expect[i];
@@ -231,11 +271,20 @@ static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
         depart();
 }
 
-static const char *departure_refused(int src, const tsr_msg_hdr *h, const void *payload)
+/* A departure comes from the root itself (tree 0), or from this node's
+ * parent in the tree (tree 1), with the counts of this node's part ahead
+ * of the frames (`*counts`: their length). */
+static const char *departure_refused(int src, const tsr_msg_hdr *h, const void *payload,
+                                     int *hi, size_t *counts)
 {
-    if (src != BARRIER_MANAGER)
-        return "a departure not from the barrier's root";
-    if (coh_payload_check(PL_DEPARTURE, -1, payload, h->len))
+    int parent;
+    tree_place(cfg.node, cfg.nodes, &parent, hi);
+    *counts = h->arg[2] ? counts_len(*hi - cfg.node - 1) : 0;
+    if (h->arg[2] > 1 || src != (h->arg[2] ? parent : BARRIER_MANAGER))
+        return "a departure neither from the barrier's root nor, down the tree, from this "
+               "node's parent";
+    if (h->len < *counts ||
+        coh_payload_check(PL_DEPARTURE, -1, (const char *)payload + *counts, h->len - *counts))
         return "a malformed departure";
     uint64_t want = h->arg[0];
     if (atomic_load(&done.parked) || !atomic_compare_exchange_strong(&done.awaited, &want, NO_EPOCH))
@@ -243,25 +292,32 @@ static const char *departure_refused(int src, const tsr_msg_hdr *h, const void *
     return NULL;
 }
 
-static void keep(const tsr_msg_hdr *h, const void *payload, uint32_t count)
+static void keep(const void *payload, size_t len, uint32_t count)
 {
-    if (!(done.departure = malloc(h->len + 1)))
+    if (!(done.departure = malloc(len + 1)))
         log_die_status(1, "out of memory (barrier)");
-    memcpy(done.departure, payload, h->len);
-    done.len = h->len;
+    memcpy(done.departure, payload, len);
+    done.len = len;
     done.count = count;
     waiter_done(&done.w);
 }
 
+/* Passes a tree departure on before leaving (keep wakes the application
+ * thread), for the same reason as depart() leaves the root last. */
 static void on_done(int src, const tsr_msg_hdr *h, void *payload)
 {
-    const char *why = departure_refused(src, h, payload);
+    int hi;
+    size_t counts;
+    const char *why = departure_refused(src, h, payload, &hi, &counts);
     if (why) {
         am_reject(src, h, "%s", why);
         return;
     }
+    const char *frames = (const char *)payload + counts;
+    if (h->arg[2])
+        send_down(h->arg[0], hi, payload, frames, h->len - counts);
     done.expected = (uint32_t)h->arg[1];
-    keep(h, payload, 1);
+    keep(frames, h->len - counts, 1);
 }
 
 /* A MSG_FORK payload: the note (3 u64), then `count` departures, each
@@ -320,7 +376,7 @@ static void on_fork(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "%s", why);
         return;
     }
-    keep(h, payload, (uint32_t)h->arg[1]);
+    keep(payload, h->len, (uint32_t)h->arg[1]);
 }
 
 void barrier_init(void)
@@ -331,6 +387,7 @@ void barrier_init(void)
     held_expect = calloc((size_t)cfg.nodes, sizeof *held_expect);
     if (!expect || !arrived_from || !parked_at || !held_expect)
         log_die("out of memory (barrier)");
+    stats_register(&departures_sent);
     am_register(MSG_BARRIER_ARRIVE, on_arrive);
     am_register(MSG_BARRIER_DONE, on_done);
     am_register(MSG_FORK, on_fork);

@@ -38,8 +38,15 @@ static struct {
 
 #define ANSWER_WAIT_S 1.0 /* a node whose comm thread is stuck does not answer */
 #define DETAILED 4        /* nodes described in full in one report */
-/* A wait this long is looked at for a deadlock, and again each as long. */
+/* A wait this long is looked at for a deadlock, and again after twice as
+ * long each time. A look asks every node, so while N nodes wait the looks
+ * cost N(N-1) messages a round: the first comes DEADLOCK_CHECK_S later for
+ * each CHECK_NODES nodes, and each round doubles the next wait, so that a
+ * slow start-up of 512 nodes on two cores (seconds in tsr_init's barrier)
+ * does not drown in questions (262,000 a second at 1 s), while a deadlock
+ * among a few nodes is still found within seconds. */
 #define DEADLOCK_CHECK_S 1.0
+#define CHECK_NODES 64
 
 void stall_moved(void) { atomic_fetch_add(&here.moves, 1); }
 
@@ -191,15 +198,24 @@ static int deadlocked(int lock, char *report, size_t len)
     return still;
 }
 
+/* In a collective call of a job wider than CHECK_NODES, node 0 alone asks
+ * and warns: every waiting node asking every other at TSR_STALL_WARN was
+ * an N(N-1) burst (a slow start-up's 512 nodes asked 261,000 questions at
+ * 10 s, and over udp none was answered in time). Its report names the
+ * nodes not in the call as well; and a deadlock through a collective
+ * call holds a lock wait, whose node still looks for it. */
+static int quiet(int lock) { return lock < 0 && cfg.nodes > CHECK_NODES && cfg.node != 0; }
+
 void stall_wait(waiter *w, int lock)
 {
     atomic_store(&here.lock, lock);
     stall_moved();
     memset(ask.prev, 0, (size_t)cfg.nodes * sizeof *ask.prev);
     double t0 = now_s();
-    double warn_at = cfg.stall_warn_s ? t0 + cfg.stall_warn_s : INFINITY;
+    double warn_at = cfg.stall_warn_s && !quiet(lock) ? t0 + cfg.stall_warn_s : INFINITY;
     double abort_at = cfg.stall_abort_s ? t0 + cfg.stall_abort_s : INFINITY;
-    double check_at = t0 + DEADLOCK_CHECK_S;
+    double check_s = DEADLOCK_CHECK_S * (1 + (cfg.nodes - 1) / CHECK_NODES);
+    double check_at = quiet(lock) ? INFINITY : t0 + check_s;
     while (waiter_wait_until(w, fmin(check_at, fmin(warn_at, abort_at)))) {
         char report[1000];
         ask_everyone(lock);
@@ -208,7 +224,8 @@ void stall_wait(waiter *w, int lock)
         if (deadlocked(lock, report, sizeof report))
             am_abort(report);
         double t = now_s();
-        check_at = t + DEADLOCK_CHECK_S;
+        check_s *= 2;
+        check_at = t + check_s;
         if (t < fmin(warn_at, abort_at))
             continue;
         describe_stall(report, sizeof report, lock, t - t0);

@@ -10,6 +10,14 @@
  * silent. Heartbeats come from this thread, not the application's, so a
  * node that computes for minutes without a message still beats; a stopped
  * or livelocked runtime does not.
+ *
+ * Nodes watch each other on a ring, so that the beats cost O(1) messages
+ * per node per period at any size rather than O(N) (4 x 511 a second per
+ * node at 512 nodes starved the comm threads of a shared machine until
+ * healthy nodes were declared silent): node i watches the WATCHERS nodes
+ * after it and beats only to the WATCHERS before it. Any set of failed
+ * nodes, short of all, holds one whose predecessor lives and watches it,
+ * so some failure is always seen, and its watcher relays it to all.
  */
 #include "transport/core.h"
 
@@ -37,11 +45,16 @@
  * looks at the peers' silence. */
 #define BEATS_PER_PERIOD 4
 #define CHECK_S 0.25
+/* Two watchers rather than one, so that a watcher slowed down itself (a
+ * loaded machine) does not alone decide how soon a stopped node is seen. */
+#define WATCHERS 2
 
 STATS_COUNTER(replies_taken, "replies the waiting thread took off the link itself (shm)");
 STATS_COUNTER(comm_wakeups, "sleeping comm threads this node woke, its own or a peer's (shm doorbells)");
 STATS_COUNTER(polls, "polls (tsr_poll) that found messages waiting and the comm thread asleep");
 STATS_COUNTER(polled_messages, "messages an application thread delivered in a poll");
+STATS_COUNTER(heartbeats_sent, "heartbeats sent (to the nodes that watch this one)");
+STATS_COUNTER(heartbeat_rounds, "rounds of heartbeats sent, BEATS_PER_PERIOD per TSR_HEARTBEAT");
 
 static const tsr_backend *backend;
 static pthread_t comm_thread;
@@ -265,7 +278,24 @@ static void on_bye(int src, const tsr_msg_hdr *h, void *payload)
  * dispatch checked that it carries nothing: there is nothing left to do. */
 static void on_heartbeat(int src, const tsr_msg_hdr *h, void *payload) {}
 
-/* Looks at each peer's count of arrivals; one that has not moved
+/* The nodes this one watches or beats to: `k` places after it on the ring
+ * (before it for k < 0), as many as there are other nodes. */
+static int ring_degree(void) { return cfg.nodes - 1 < WATCHERS ? cfg.nodes - 1 : WATCHERS; }
+
+static int ring_peer(int k) { return (int)(((int64_t)cfg.node + k + cfg.nodes) % cfg.nodes); }
+
+/* A watched peer that has not yet spoken may still be starting: at 512
+ * nodes on two cores, the mesh's last connections end start-up seconds
+ * apart at neighbours (node 271's ran, node 272 still connected), and a
+ * node then failed its neighbour in tsr_init. Until its first word a peer
+ * has the start-up's own bound, TSR_CONNECT_TIMEOUT. */
+static double silence_allowed(const peer_life *p)
+{
+    return p->arrivals || cfg.connect_timeout_s < cfg.heartbeat_s ? cfg.heartbeat_s
+                                                                   : cfg.connect_timeout_s;
+}
+
+/* Looks at each watched peer's count of arrivals; one that has not moved
  * for TSR_HEARTBEAT seconds belongs to a node that stopped responding. A
  * tick a whole period late (this node itself was stopped, or the whole
  * machine suspended) first forgives everyone: the silence may be ours. A
@@ -274,21 +304,40 @@ static void on_heartbeat(int src, const tsr_msg_hdr *h, void *payload) {}
 static void check_silence(double now)
 {
     int forgive = now - last_tick > cfg.heartbeat_s;
-    for (int j = 0; j < cfg.nodes; j++) {
+    for (int k = 1; k <= ring_degree(); k++) {
+        int j = ring_peer(k);
         peer_life *p = &life[j];
-        if (j == cfg.node || atomic_load(&p->bye))
+        if (atomic_load(&p->bye))
             continue;
         if (p->arrivals != p->seen || forgive) {
             p->seen = p->arrivals;
             p->heard = now;
-        } else if (now - p->heard > cfg.heartbeat_s) {
-            char cause[160];
-            snprintf(cause, sizeof cause, "stopped responding: nothing received from it for %u s "
-                     "(TSR_HEARTBEAT; stopped, hung, starved of CPU or cut off)", cfg.heartbeat_s);
+        } else if (now - p->heard > silence_allowed(p)) {
+            char cause[200];
+            if (p->arrivals)
+                snprintf(cause, sizeof cause, "stopped responding: nothing received from it for "
+                         "%u s (TSR_HEARTBEAT; stopped, hung, starved of CPU or cut off)",
+                         cfg.heartbeat_s);
+            else
+                snprintf(cause, sizeof cause, "stopped responding: nothing ever received from it, "
+                         "%.0f s into its start (TSR_CONNECT_TIMEOUT; stopped, hung, starved of "
+                         "CPU or cut off)", cfg.connect_timeout_s);
             relay(j, cause);
             boot_stop_hung(j, cause);
         }
     }
+}
+
+static void beat(void)
+{
+    for (int k = 1; k <= ring_degree(); k++) {
+        int j = ring_peer(-k);
+        if (!atomic_load(&life[j].bye)) {
+            am_send(j, MSG_HEARTBEAT, 0, 0, 0, NULL, 0);
+            COUNTER_ADD(heartbeats_sent, 1);
+        }
+    }
+    COUNTER_ADD(heartbeat_rounds, 1);
 }
 
 static void heartbeat_tick(double now)
@@ -301,9 +350,7 @@ static void heartbeat_tick(double now)
     if (boot_launcher_gone(why, sizeof why))
         stop_because(cfg.node, why, -1);
     if (!atomic_load(&leaving) && now - last_beat >= (double)cfg.heartbeat_s / BEATS_PER_PERIOD) {
-        for (int j = 0; j < cfg.nodes; j++)
-            if (j != cfg.node && !atomic_load(&life[j].bye))
-                am_send(j, MSG_HEARTBEAT, 0, 0, 0, NULL, 0);
+        beat();
         last_beat = now;
     }
     check_silence(now);
@@ -488,6 +535,8 @@ void transport_start(void)
     stats_register(&comm_wakeups);
     stats_register(&polls);
     stats_register(&polled_messages);
+    stats_register(&heartbeats_sent);
+    stats_register(&heartbeat_rounds);
     holdup_init();
     am_register(MSG_BYE, on_bye);
     am_register(MSG_ABORT, on_abort);

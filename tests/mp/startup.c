@@ -1,6 +1,6 @@
 /* The cheapest whole job: join, one barrier, leave. The launcher's scale
- * test and bench/scale_startup.sh time how long N of these take to start
- * and stop. Node 0 prints "startup N PASS" once every node has joined. */
+ * test (sh/launcher_scale) times how long N of these take to start and
+ * stop (bench/scale_startup.py times tests/mp/scale_job). Node 0 prints "startup N PASS" once every node has joined. */
 #include <stdio.h>
 
 #include "tessera.h"

@@ -37,6 +37,12 @@ stop_test shm 2 0
 stop_test udp 3 1
 stop_test shm 8 5
 stop_test udp 8 3
+# Among 16, only a node's two watchers (the two before it on the ring,
+# docs/ARCHITECTURE.md) hear its beats: the job still ends within the
+# period, every node naming it, node 0 too (watched by nodes 15 and 14).
+stop_test shm 16 9
+stop_test shm 16 0
+stop_test udp 16 15
 
 # A job with WHO stopped for SECONDS under TSR_HEARTBEAT=HB and then
 # continued must end with every node passing. One node stopped for less

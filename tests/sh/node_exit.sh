@@ -57,6 +57,11 @@ if [ $rc -eq 1 ] && grep -q "^tessera: node [01]: TSR_MEMORY='lots' is not a siz
 else
     bad "a node that fails before joining says why, and tsrun points to it (exit $rc)" "$LOG/out"
 fi
+# Every node stops because of another, all before tsrun waited for any
+# named node's own exit: tsrun still names one and ends non-zero.
+expect_fail "every node blaming another: tsrun names one" \
+    "^tsrun: node [0-2] was blamed by every other node (reported by node [0-2]); stopping the job$" \
+    $TSRUN -n 3 $B/tests/mp/blame_each_other
 # A job the runtime stops as a whole (a collective mismatch) is repeated
 # by tsrun, its reason whole (more than 115 bytes here).
 expect_fail "a whole-job stop repeated by tsrun, whole" \
