@@ -105,6 +105,7 @@ int tsr_init(int *argc, char ***argv)
     layout_send();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
     barrier_collective(&sig);
+    transport_started();
     peers_map();
     return 0;
 }

@@ -287,12 +287,21 @@ static int ring_peer(int k) { return (int)(((int64_t)cfg.node + k + cfg.nodes) %
 /* A watched peer that has not yet spoken may still be starting: at 512
  * nodes on two cores, the mesh's last connections end start-up seconds
  * apart at neighbours (node 271's ran, node 272 still connected), and a
- * node then failed its neighbour in tsr_init. Until its first word a peer
- * has the start-up's own bound, TSR_CONNECT_TIMEOUT. */
+ * node then failed its neighbour in tsr_init. Until its first word, and
+ * only while this node is in tsr_init, a peer has the start-up's own
+ * bound, TSR_CONNECT_TIMEOUT. Once tsr_init's barrier is passed every
+ * node has started, and a peer stopped before its first beat reached its
+ * watcher is as silent as any other. */
+static _Atomic int started;
+static int started_seen;
+
+void transport_started(void) { atomic_store(&started, 1); }
+
 static double silence_allowed(const peer_life *p)
 {
-    return p->arrivals || cfg.connect_timeout_s < cfg.heartbeat_s ? cfg.heartbeat_s
-                                                                   : cfg.connect_timeout_s;
+    return p->arrivals || started_seen || cfg.connect_timeout_s < cfg.heartbeat_s
+               ? cfg.heartbeat_s
+               : cfg.connect_timeout_s;
 }
 
 /* Looks at each watched peer's count of arrivals; one that has not moved
@@ -304,6 +313,8 @@ static double silence_allowed(const peer_life *p)
 static void check_silence(double now)
 {
     int forgive = now - last_tick > cfg.heartbeat_s;
+    if (!started_seen && atomic_load(&started)) /* the peers' periods start now */
+        forgive = started_seen = 1;
     for (int k = 1; k <= ring_degree(); k++) {
         int j = ring_peer(k);
         peer_life *p = &life[j];

@@ -23,6 +23,9 @@
 
 /* Chooses and starts the backend, then the comm thread. */
 void transport_start(void);
+/* tsr_init's last barrier is passed: every node has started, and a watched
+ * peer's silence is bounded by TSR_HEARTBEAT from now on. */
+void transport_started(void);
 /* After tsr_finalize's last barrier: exchanges MSG_BYE with every peer, then
  * stops the comm thread and the backend. */
 void transport_shutdown(void);
