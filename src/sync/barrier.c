@@ -165,8 +165,12 @@ static void wake(int i, const pbuf *out)
 /* Every node has arrived (a parked one from its arrival on). */
 static void depart(void)
 {
-    if (nparked && !note.set)
+    if (nparked && !note.set) {
         check_hold();
+        for (int j = 0; j < cfg.nodes; j++)
+            if (parked_at[j])
+                coh_barrier_held(j);
+    }
     pbuf out = {0};
     coh_barrier_departure(&out);
     /* This node last: its application thread, once released, must find

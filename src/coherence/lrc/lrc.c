@@ -105,6 +105,7 @@ const tsr_protocol lrc_protocol = {
     .barrier_arrival = lrc_barrier_arrival,
     .barrier_merge = lrc_barrier_merge,
     .barrier_departure = lrc_barrier_departure,
+    .barrier_held = lrc_round_barrier_held,
     .barrier_apply = lrc_barrier_apply,
     .replicate_begin = lrc_replicate_begin,
     .replicate_end = lrc_replicate_end,

@@ -133,9 +133,12 @@ void lrc_rounds_collected(void);
  * takes part in a round that node 0 announced. */
 void lrc_sync_point(int barrier);
 /* Node 0's comm thread: node's barrier arrival (it takes part in a round
- * under way through it), and the barrier's departure. */
+ * under way through it), a node parked through the departure being made
+ * (protocol.h: barrier_held), and the barrier's departure, which returns
+ * how many were. */
 void lrc_round_barrier_arrival(int node);
-void lrc_round_barrier_departure(void);
+void lrc_round_barrier_held(int node);
+int lrc_round_barrier_departure(void);
 
 
 /* ---- lrc_diff.c --------------------------------------------------------- */
