@@ -77,6 +77,7 @@ static void init(void)
     lrc_mem_init();
     lrc_interval_init();
     lrc_diff_init();
+    lrc_page_init();
     lrc_rounds_init();
 }
 
