@@ -10,16 +10,6 @@
 . tests/lib.sh
 P=$B/tests/mp/misuse
 
-# within NAME WANT PATTERN CMD...: CMD exits with status WANT (0, or "fail"
-# for any other) within 10 s, printing PATTERN.
-within() {
-    local name=$1 want=$2 pat=$3; shift 3
-    timeout -k 2 10 "$@" >"$LOG/out" 2>&1; local rc=$?
-    local good=$([ "$want" = fail ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] || [ "$rc" = "$want" ] && echo 1)
-    if [ -n "$good" ] && grep -q -- "$pat" "$LOG/out"; then ok "$name (exit $rc)"
-    else bad "$name (exit $rc)" "$LOG/out"; fi
-}
-
 LB="deadlock between nodes 0 and 1: node 0 waits for lock 1, held by node 1; node 1 waits in call #3 tsr_barrier() for node 0, which has not entered it"
 for n in 2 4; do
     within "lock against barrier, $n nodes" fail "stopping: $LB" $TSRUN -n $n $P deadlock_lock_barrier

@@ -6,16 +6,6 @@
 . tests/lib.sh
 P=$B/tests/mp/wait_deadlock
 
-# within NAME WANT PATTERN CMD...: CMD exits with status WANT (0, or "fail"
-# for any other) within 10 s, printing PATTERN.
-within() {
-    local name=$1 want=$2 pat=$3; shift 3
-    timeout -k 2 10 "$@" >"$LOG/out" 2>&1; local rc=$?
-    local good=$([ "$want" = fail ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] || [ "$rc" = "$want" ] && echo 1)
-    if [ -n "$good" ] && grep -q -- "$pat" "$LOG/out"; then ok "$name (exit $rc)"
-    else bad "$name (exit $rc)" "$LOG/out"; fi
-}
-
 within "jia_recv in a ring, 2 hosts" fail \
     "stopping: deadlock between nodes 0 and 1: node 0 waits in jia_recv for node 1; node 1 waits in jia_recv for node 0" \
     $TSRUN -n 2 $P recv_ring
