@@ -70,8 +70,10 @@ typedef enum {
     TSR_PROTO_HLRC = 0, /* home-based lazy release consistency */
     TSR_PROTO_MUNIN,    /* Munin's multiple protocols, chosen by `annot` (tessera_munin.h) */
     TSR_PROTO_LRC,      /* TreadMarks' homeless lazy release consistency (homes ignored) */
-    TSR_PROTO_SCOPE     /* the home-based protocol with JIAJIA's scope consistency: a lock
+    TSR_PROTO_SCOPE,    /* the home-based protocol with JIAJIA's scope consistency: a lock
                          * brings the writes made under that lock, a barrier all writes */
+    TSR_PROTO_JOB       /* the job's protocol, TSR_PROTO (hlrc unless set): TSR_ATTR_DEFAULT's,
+                         * so that an allocation naming any other keeps it */
 } tsr_proto_t;
 
 /* How an allocation is placed and kept coherent. The last two fields are
@@ -88,7 +90,7 @@ typedef struct tsr_attr {
     int start_node;        /* TSR_HOME_CYCLIC: the node that homes the first block */
 } tsr_attr;
 
-#define TSR_ATTR_DEFAULT {TSR_HOME_BLOCK, 0, 0, TSR_PROTO_HLRC, 0, 0, 0}
+#define TSR_ATTR_DEFAULT {TSR_HOME_BLOCK, 0, 0, TSR_PROTO_JOB, 0, 0, 0}
 
 /* Collective: every node calls it with the same arguments in the same order
  * and gets the same address. Memory starts zeroed and page aligned. It
@@ -120,6 +122,7 @@ TSR_API void *tsr_malloc(size_t bytes);
  *   TSR_PROTO_MUNIN: an object of whole pages of its own, with attr's
  *     annotation (tessera_munin.h), managed here; other nodes learn the
  *     annotation at their first access, hint or tsr_reduce on it.
+ *   TSR_PROTO_JOB: tsr_malloc's protocol (TSR_PROTO's, or Tmk_startup's).
  *   TSR_PROTO_HLRC: the home-based protocol, even when TSR_PROTO is lrc.
  *   TSR_PROTO_SCOPE: the home-based protocol under scope consistency.
  *   TSR_PROTO_LRC: only in a job whose own allocations are TreadMarks'

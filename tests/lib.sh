@@ -74,6 +74,17 @@ expect_ok() {
     else bad "$name (exit $rc)" "$LOG/out"; fi
 }
 
+# within NAME WANT PATTERN CMD...: CMD exits with status WANT (0, or "fail"
+# for any other) within 10 s, printing PATTERN: what used to hang ends in
+# time (the deadlock tests).
+within() {
+    local name=$1 want=$2 pat=$3; shift 3
+    timeout -k 2 10 "$@" >"$LOG/out" 2>&1; local rc=$?
+    local good=$([ "$want" = fail ] && [ $rc -ne 0 ] && [ $rc -ne 124 ] || [ "$rc" = "$want" ] && echo 1)
+    if [ -n "$good" ] && grep -q -- "$pat" "$LOG/out"; then ok "$name (exit $rc)"
+    else bad "$name (exit $rc)" "$LOG/out"; fi
+}
+
 # wait_ready FILES COUNT: waits (at most 20 s) until COUNT lines of FILES
 # (a file, or a pattern of several) start with "ready" (tests/mp/sleeper
 # prints "ready NODE PID").

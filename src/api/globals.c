@@ -203,6 +203,7 @@ void globals_share(void)
     tsr_attr home0 = TSR_ATTR_DEFAULT;
     home0.home = TSR_HOME_NODE;
     home0.home_node = 0;
+    home0.proto = TSR_PROTO_HLRC; /* whatever TSR_PROTO says: node 0 writes them all below */
     coh_map(first_page, pages, &home0);
     /* Node 0 is the home: a write to each page through the application
      * view makes its values a new version of every page, whose notices

@@ -12,6 +12,11 @@
  *
  * jia_wait: every host tells host 0, which answers all once all have come.
  * Nothing else travels with it, so no write becomes visible.
+ *
+ * The stall detector watches jia_recv and jia_wait: every message that
+ * can end them is counted where sent and where handled (stall.h), so that
+ * a job whose every host waits for one that will never come stops naming
+ * the waits instead of hanging.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,6 +25,7 @@
 
 #include "api/compat.h"
 #include "jia.h"
+#include "sync/stall.h"
 #include "tessera.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -57,7 +63,7 @@ static int loadbal;
 static float *power;
 static float measured_at;
 
-static void on_msg(int src, const tsr_msg_hdr *h, void *payload)
+static void queue_msg(int src, const tsr_msg_hdr *h, void *payload)
 {
     if (h->arg[1] >= CHANNELS || h->arg[0] > UINT32_MAX) {
         am_reject(src, h, "a channel other than 0-3, or a tag wider than 32 bits");
@@ -82,7 +88,13 @@ static void on_msg(int src, const tsr_msg_hdr *h, void *payload)
     pthread_mutex_unlock(&queue_mu);
 }
 
-static void on_wait(int src, const tsr_msg_hdr *h, void *payload)
+static void on_msg(int src, const tsr_msg_hdr *h, void *payload)
+{
+    queue_msg(src, h, payload);
+    stall_got();
+}
+
+static void come(int src, const tsr_msg_hdr *h)
 {
     if (cfg.node != 0 || h->arg[0] != round_open || came[src]) {
         am_reject(src, h, "a jia_wait not to host 0, of another round, or twice in one");
@@ -94,18 +106,27 @@ static void on_wait(int src, const tsr_msg_hdr *h, void *payload)
     coming = 0;
     round_open++;
     memset(came, 0, (size_t)cfg.nodes);
-    for (int n = 0; n < cfg.nodes; n++)
+    for (int n = 0; n < cfg.nodes; n++) {
+        stall_sent();
         am_send(n, MSG_JIA_GO, h->arg[0], 0, 0, NULL, 0);
+    }
+}
+
+static void on_wait(int src, const tsr_msg_hdr *h, void *payload)
+{
+    come(src, h);
+    stall_got();
 }
 
 static void on_go(int src, const tsr_msg_hdr *h, void *payload)
 {
-    if (src != 0 || h->arg[0] != atomic_load(&wait_epoch)) {
+    if (src != 0 || h->arg[0] != atomic_load(&wait_epoch))
         am_reject(src, h, "a jia_wait release not from host 0, or of another round");
-        return;
+    else {
+        atomic_fetch_add(&wait_epoch, 1);
+        waiter_done(&gone);
     }
-    atomic_fetch_add(&wait_epoch, 1);
-    waiter_done(&gone);
+    stall_got();
 }
 
 void jia_msg_init(void)
@@ -129,6 +150,7 @@ static void send_on(const char *call, int channel, const char *buf, int len, int
         log_die("%s: host %d is not a host of this %d-host job", call, to, cfg.nodes);
     if (len < 0 || (unsigned)len > MSG_BYTES_MAX)
         log_die("%s: length %d is negative or more than %u MiB", call, len, MSG_BYTES_MAX >> 20);
+    stall_sent();
     am_send(to, MSG_JIA_MSG, (uint32_t)tag, (uint64_t)channel, 0, buf, (size_t)len);
 }
 
@@ -165,7 +187,7 @@ static int recv_on(const char *call, int channel, char *buf, int len, int from, 
         }
         pthread_mutex_unlock(&queue_mu);
         if (!m) {
-            waiter_wait(&arrived);
+            stall_wait_msg(&arrived, WAIT_JIA_RECV, from == MSG_PROC_ALL ? -1 : from);
             continue;
         }
         int n = m->len < (uint32_t)len ? (int)m->len : len;
@@ -259,8 +281,9 @@ void jia_wait(void)
     if (!cfg.nodes)
         log_die("jia_wait called before jia_init");
     waiter_init(&gone, 1);
+    stall_sent();
     am_send(0, MSG_JIA_WAIT, atomic_load(&wait_epoch), 0, 0, NULL, 0);
-    waiter_wait(&gone);
+    stall_wait_msg(&gone, WAIT_JIA_WAIT, -1);
 }
 
 void jia_config(int option, int value)

@@ -86,7 +86,8 @@ void *tsr_malloc_attr(size_t bytes, const tsr_attr *attr)
 {
     if (!attr)
         log_die("tsr_malloc_attr(%zu, NULL): no attributes", bytes);
-    switch (attr->proto) {
+    tsr_proto_t proto = attr->proto == TSR_PROTO_JOB ? local_proto : attr->proto;
+    switch (proto) {
     case TSR_PROTO_MUNIN:
         return munin_object_alloc(bytes, attr);
     case TSR_PROTO_HLRC:
@@ -104,7 +105,7 @@ void *tsr_malloc_attr(size_t bytes, const tsr_attr *attr)
     }
     uint32_t first, n;
     void *ptr = take_pages("tsr_malloc_attr", bytes, 0, &first, &n);
-    map_new_pages(first, n, attr->proto);
+    map_new_pages(first, n, proto);
     trace_alloc(first, bytes, __builtin_return_address(0));
     return ptr;
 }

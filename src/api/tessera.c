@@ -58,7 +58,7 @@ static void say_how_it_ended(int status, void *arg)
                        "tsr_finalize, which had found nothing wrong", status);
 }
 
-/* What TSR_PROTO makes of the default protocol, TSR_PROTO_HLRC: the job's
+/* What TSR_PROTO makes of the default protocol, TSR_PROTO_JOB: the job's
  * collective allocations that name it, and its tsr_malloc memory. */
 static tsr_proto_t job_protocol(void)
 {
@@ -212,10 +212,11 @@ void *tsr_alloc_attr(size_t bytes, const tsr_attr *attr)
         log_die("tsr_alloc(%zu): the shared region (TSR_MEMORY=%zu MiB) has no free run of %u "
                 "pages; raise it, e.g. TSR_MEMORY=%zuG (or tsrun -m)", bytes, region.size >> 20,
                 pages, roomier_gib(bytes));
-    /* TSR_PROTO=lrc or scope: collective allocations that name the default
-     * protocol get that one (and so does tsr_malloc's memory: malloc.c). */
+    /* Collective allocations that name the default protocol get TSR_PROTO's
+     * (and so does tsr_malloc's memory: malloc.c); one that names
+     * TSR_PROTO_HLRC keeps it whatever TSR_PROTO says (mp/proto_named). */
     tsr_attr chosen = *attr;
-    if (chosen.proto == TSR_PROTO_HLRC)
+    if (chosen.proto == TSR_PROTO_JOB)
         chosen.proto = job_protocol();
     coh_map(first, pages, &chosen);
     /* No node may touch the pages before every node has mapped them: a diff

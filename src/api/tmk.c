@@ -126,6 +126,9 @@ void compat_die(const char *call, const char *format, va_list ap)
         text[--n] = 0;
     for (char *c = text; (c = strchr(c, '\n')); )
         *c = ' ';
+    /* The program's own call to end, on its own thread, as exit() is: its
+     * output so far comes out first (log_die flushes nothing). */
+    fflush(NULL);
     log_die("%s: %s", call, text);
 }
 

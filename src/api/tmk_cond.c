@@ -11,10 +11,15 @@
  * The manager's state (comm thread only) is one slot per node, since a
  * process waits on one condition at a time: the condition it waits on, the
  * request id to wake it with, and when it began to wait.
+ *
+ * The stall detector watches the wait for a signal (stall.h): each message
+ * of a wait is counted where sent and where handled, so that a job whose
+ * every process waits with nobody left to signal stops, naming the waits.
  */
 #include <stdlib.h>
 
 #include "api/compat.h"
+#include "sync/stall.h"
 #include "tessera.h"
 #include "tmk.h"
 #include "transport/request.h"
@@ -46,7 +51,7 @@ static int wire_cond(int src, const tsr_msg_hdr *h, uint32_t *cond)
     return 0;
 }
 
-static void on_wait(int src, const tsr_msg_hdr *h, void *payload)
+static void record(int src, const tsr_msg_hdr *h)
 {
     uint32_t cond;
     if (wire_cond(src, h, &cond))
@@ -56,7 +61,14 @@ static void on_wait(int src, const tsr_msg_hdr *h, void *payload)
         return;
     }
     waiters[src] = (struct cond_waiter){cond, h->arg[2], ++recorded};
+    stall_sent();
     am_send(src, MSG_TMK_COND_QUEUED, 0, h->arg[1], 0, NULL, 0);
+}
+
+static void on_wait(int src, const tsr_msg_hdr *h, void *payload)
+{
+    record(src, h);
+    stall_got();
 }
 
 /* The node that has waited longest on `cond`, or -1. */
@@ -69,7 +81,7 @@ static int first_waiter(uint32_t cond)
     return first;
 }
 
-static void on_signal(int src, const tsr_msg_hdr *h, void *payload)
+static void signal_waiters(int src, const tsr_msg_hdr *h)
 {
     uint32_t cond;
     if (wire_cond(src, h, &cond))
@@ -80,11 +92,25 @@ static void on_signal(int src, const tsr_msg_hdr *h, void *payload)
     }
     int n;
     while ((n = first_waiter(cond)) >= 0) {
+        stall_sent();
         am_send(n, MSG_TMK_COND_WAKE, 0, waiters[n].wake, 0, NULL, 0);
         waiters[n].cond = NO_COND;
         if (!h->arg[1])
             break;
     }
+}
+
+static void on_signal(int src, const tsr_msg_hdr *h, void *payload)
+{
+    signal_waiters(src, h);
+    stall_got();
+}
+
+/* MSG_TMK_COND_QUEUED and MSG_TMK_COND_WAKE: replies, counted. */
+static void on_reply(int src, const tsr_msg_hdr *h, void *payload)
+{
+    compat_reply_done(src, h, payload);
+    stall_got();
 }
 
 void tmk_cond_init(void)
@@ -96,8 +122,8 @@ void tmk_cond_init(void)
         waiters[n].cond = NO_COND;
     am_register(MSG_TMK_COND_WAIT, on_wait);
     am_register(MSG_TMK_COND_SIGNAL, on_signal);
-    am_register(MSG_TMK_COND_QUEUED, compat_reply_done);
-    am_register(MSG_TMK_COND_WAKE, compat_reply_done);
+    am_register(MSG_TMK_COND_QUEUED, on_reply);
+    am_register(MSG_TMK_COND_WAKE, on_reply);
 }
 
 static uint32_t cond_of(const char *call, unsigned lock_id, unsigned cond_id)
@@ -119,17 +145,19 @@ void Tmk_lock_cond_wait(unsigned lock_id, unsigned cond_id)
     waiter_init(&woken, 1);
     uint64_t q = req_open(manager, MSG_TMK_COND_QUEUED, &queued);
     uint64_t w = req_open(manager, MSG_TMK_COND_WAKE, &woken);
+    stall_sent();
     am_send(manager, MSG_TMK_COND_WAIT, cond, q, w, NULL, 0);
     waiter_wait(&queued);
     Tmk_stat.waits++;
     Tmk_lock_release(lock_id);
-    waiter_wait(&woken);
+    stall_wait_msg(&woken, WAIT_TMK_COND, -1);
     Tmk_lock_acquire(lock_id);
 }
 
 static void wake(const char *call, unsigned lock_id, unsigned cond_id, int all)
 {
     uint32_t cond = cond_of(call, lock_id, cond_id);
+    stall_sent();
     am_send(manager_of(cond), MSG_TMK_COND_SIGNAL, cond, (uint64_t)all, 0, NULL, 0);
 }
 

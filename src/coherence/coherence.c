@@ -87,6 +87,13 @@ void coh_free_local(uint32_t first, uint32_t n)
     }
 }
 
+void coh_barrier_held(int node)
+{
+    for (size_t i = 1; i < COH_NPROTO; i++)
+        if (coh_protocols[i]->barrier_held)
+            coh_protocols[i]->barrier_held(node);
+}
+
 void coh_sync_point(int barrier)
 {
     for (size_t i = 1; i < COH_NPROTO; i++)

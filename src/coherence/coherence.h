@@ -71,6 +71,9 @@ void coh_barrier_release(uint32_t *sent);
  * protocol (tsr_protocol.barrier_done). Returns -1 if the frames are
  * malformed. */
 int coh_barrier_done(const void *departure, size_t len, uint32_t expected);
+/* The root, before the departure: parked `node` applies it only with the
+ * next barrier's (tsr_protocol.barrier_held). */
+void coh_barrier_held(int node);
 
 /* A replicated sequential section (api/fork.c) begins or ends, each after
  * a barrier (whose flush must leave the section's writes alone): each

@@ -118,6 +118,12 @@ typedef struct tsr_protocol {
      * each node, once the epoch's counted messages are in. */
     void (*barrier_departure)(pbuf *out);
     int (*barrier_apply)(const void *p, size_t len);
+    /* Optional, at the root just before barrier_departure: node `node`,
+     * parked for a fork (sync/barrier.c), applies this departure only
+     * with the next barrier's, when the fork wakes it, and counts as
+     * arrived at that next barrier already. Whatever the departure asks of
+     * every node at once (LRC's collection) must wait for that one. */
+    void (*barrier_held)(int node);
 
     /* Replicated sequential sections (docs/OMPNOW.md), both optional;
      * without them a protocol cannot have pages while a section runs.

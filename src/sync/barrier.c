@@ -203,8 +203,12 @@ static void send_down(uint64_t ep, int hi, const char *below, const void *frames
  * (MSG_FORK) come from here, so then every node hears from here. */
 static void depart(void)
 {
-    if (nparked && !note.set)
+    if (nparked && !note.set) {
         check_hold();
+        for (int j = 0; j < cfg.nodes; j++)
+            if (parked_at[j])
+                coh_barrier_held(j);
+    }
     pbuf out = {0};
     coh_barrier_departure(&out);
     /* This node last: its application thread, once released, must find

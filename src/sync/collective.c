@@ -111,10 +111,11 @@ const char *coll_describe(const coll_sig *s, char *buf, size_t len)
 static const char *field_value(int field, uint64_t v, char *buf, size_t len)
 {
     static const char *const homes[] = {"TSR_HOME_BLOCK", "TSR_HOME_CYCLIC", "TSR_HOME_NODE"};
-    static const char *const protos[] = {"TSR_PROTO_HLRC", "TSR_PROTO_MUNIN", "TSR_PROTO_LRC"};
+    static const char *const protos[] = {"TSR_PROTO_HLRC", "TSR_PROTO_MUNIN", "TSR_PROTO_LRC",
+                                         "TSR_PROTO_SCOPE", "TSR_PROTO_JOB"};
     if (field == F_HOME && v < 3)
         return homes[v];
-    if (field == F_PROTO && v < 3)
+    if (field == F_PROTO && v < 5)
         return protos[v];
     snprintf(buf, len, field == F_PARAMS ? "0x%llx" : "%llu", (unsigned long long)v);
     return buf;

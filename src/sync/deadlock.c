@@ -6,7 +6,14 @@
  * unless the call is over (a node has left it or gone past it: its
  * departure is on the way). A node that is doing neither waits for nobody,
  * and a node that did not answer is not known to wait: only a cycle of
- * nodes each known to wait for the next is reported.
+ * nodes each known to wait for the next is reported. A node waiting for
+ * a message (jia_recv, jia_wait, Tmk_lock_cond_wait) waits for its sender,
+ * or, when any node may send it, for every other node: such a node is
+ * stuck only if all of them are. So the search keeps to the nodes that
+ * stay stuck once every node that may still move has been taken out, with
+ * the nodes it frees, one after another (a node whose wait is already
+ * ended, or that waits for nobody, may move). A node waiting for any
+ * sender is then in a cycle only when every node is stuck.
  *
  * The answers are taken at different moments. stall.c therefore stops the
  * job only when two rounds of questions find the same cycle with every node
@@ -49,18 +56,52 @@ static int waits_for(const where_rec *rec, int n, int j, int i)
         return 0;
     if (a->lock >= 0)
         return holds(b, a->lock);
+    if (a->wait) /* blocked: its message has not come yet */
+        return a->blocked && (a->from < 0 || a->from == i);
     return a->inside && a->entered && b->entered < a->entered && !call_over(rec, n, a->entered);
 }
 
-/* Depth-first search from j; `state`: 0 unseen, 1 on the path, 2 done. On
- * reaching a node on the path, the path from it is the cycle. */
+/* Whether node j, stuck so far, may move: its message came, or it waits
+ * for one from any node and one of them may move, or it waits for no
+ * stuck node. */
+static int frees(const where_rec *rec, int n, const char *stuck, int j)
+{
+    if (rec[j].wait && !rec[j].blocked)
+        return 1;
+    int any = rec[j].wait && rec[j].from < 0;
+    for (int i = 0; i < n; i++) {
+        if (i == j)
+            continue;
+        if (any && !stuck[i])
+            return 1;
+        if (!any && stuck[i] && waits_for(rec, n, j, i))
+            return 0;
+    }
+    return !any;
+}
+
+/* stuck[j]: node j stays stuck however the nodes that may move do. */
+static void find_stuck(const where_rec *rec, int n, char *stuck)
+{
+    memset(stuck, 1, (size_t)n);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int j = 0; j < n; j++)
+            if (stuck[j] && frees(rec, n, stuck, j))
+                stuck[j] = 0, changed = 1;
+    }
+}
+
+/* Depth-first search from j among the stuck nodes (state 3: not stuck);
+ * `state`: 0 unseen, 1 on the path, 2 done. On reaching a node on the
+ * path, the path from it is the cycle. */
 static int search(const where_rec *rec, int n, int j, char *state, int *path, int depth,
                   int *cycle)
 {
     state[j] = 1;
     path[depth] = j;
     for (int i = 0; i < n; i++) {
-        if (!waits_for(rec, n, j, i) || state[i] == 2)
+        if (state[i] >= 2 || !waits_for(rec, n, j, i))
             continue;
         if (state[i] == 1) {
             int at = 0;
@@ -92,9 +133,13 @@ static void rotate(int *cycle, int k)
 
 int deadlock_find(const where_rec *rec, int n, int from, int *cycle)
 {
-    char state[n];
+    char state[n], stuck[n];
     int path[n];
-    memset(state, 0, (size_t)n);
+    find_stuck(rec, n, stuck);
+    if (!stuck[from])
+        return 0;
+    for (int j = 0; j < n; j++)
+        state[j] = stuck[j] ? 0 : 3;
     int k = search(rec, n, from, state, path, 0, cycle);
     if (k)
         rotate(cycle, k);
@@ -108,6 +153,12 @@ static int describe_wait(char *buf, size_t len, const where_rec *rec, int j, int
     const where_rec *r = &rec[j];
     if (r->lock >= 0)
         return snprintf(buf, len, "node %d waits for lock %d, held by node %d", j, r->lock, next);
+    if (r->wait && r->from >= 0)
+        return snprintf(buf, len, "node %d waits in %s for node %d", j,
+                        where_wait_name[r->wait], next);
+    if (r->wait)
+        return snprintf(buf, len, "node %d waits in %s for any node (node %d and all others "
+                        "wait)", j, where_wait_name[r->wait], next);
     char call[96];
     return snprintf(buf, len, "node %d waits in call #%llu %s for node %d, which has not entered it",
                     j, (unsigned long long)r->call, coll_describe(&r->sig, call, sizeof call),

@@ -6,6 +6,7 @@
 #include "sync/stall.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,17 @@
  * moments is still a true enough picture of a stall, and `moves` tells the
  * deadlock finder whether anything changed between two answers. */
 static struct {
-    _Atomic uint64_t call, kind, arg, attr, entered, moves;
-    _Atomic int32_t inside, lock;
-} here = {.lock = -1};
+    _Atomic uint64_t call, kind, arg, attr, entered, moves, sent, got;
+    _Atomic int32_t inside, lock, wait, from;
+    /* The wait watched now, whose `pending` tells whether it is over: set
+     * and cleared under `mu`, so that the comm thread never reads a waiter
+     * that has left the application thread's stack. */
+    pthread_mutex_t mu;
+    waiter *watched;
+} here = {.lock = -1, .mu = PTHREAD_MUTEX_INITIALIZER};
+
+const char *const where_wait_name[WAIT_KINDS] = {"", "jia_recv", "jia_wait",
+                                                 "Tmk_lock_cond_wait"};
 
 /* The asking side: one question at a time, from the application thread.
  * `gen` tells this question's answers from a timed-out one's; `prev` is
@@ -49,6 +58,8 @@ static struct {
 #define CHECK_NODES 64
 
 void stall_moved(void) { atomic_fetch_add(&here.moves, 1); }
+void stall_sent(void) { atomic_fetch_add(&here.sent, 1); }
+void stall_got(void) { atomic_fetch_add(&here.got, 1); }
 
 void stall_enter(uint64_t call, const coll_sig *sig)
 {
@@ -81,6 +92,13 @@ static void where_now(where_rec *r, int asked)
     r->answered = 1;
     r->entered = atomic_load(&here.entered);
     r->nheld = lock_held_list(r->held, WHERE_HELD_MAX);
+    r->wait = atomic_load(&here.wait);
+    r->from = atomic_load(&here.from);
+    pthread_mutex_lock(&here.mu);
+    r->blocked = here.watched && atomic_load(&here.watched->pending);
+    pthread_mutex_unlock(&here.mu);
+    r->sent = atomic_load(&here.sent);
+    r->got = atomic_load(&here.got);
     r->moves = atomic_load(&here.moves);
 }
 
@@ -99,8 +117,10 @@ static void on_where(int src, const tsr_msg_hdr *h, void *payload)
     uint64_t gen = atomic_load(&ask.gen);
     if (h->arg[0] && h->arg[0] < gen)
         return; /* an answer that came after its round gave up waiting */
+    const where_rec *r = payload;
     if (h->arg[0] != gen || h->len != sizeof(where_rec) || ask.rec[src].answered ||
-        !((const where_rec *)payload)->answered) {
+        !r->answered || r->wait < 0 || r->wait >= WAIT_KINDS || r->from < -1 ||
+        r->from >= cfg.nodes) {
         am_reject(src, h, "not one answer to the question asked");
         return;
     }
@@ -138,21 +158,27 @@ static int describe_node(char *buf, size_t len, int j)
     const where_rec *r = &ask.rec[j];
     if (!r->answered)
         return snprintf(buf, len, " node %d (does not answer)", j);
-    char call[96], lock[40] = "";
+    char call[96], lock[64] = "";
     if (r->lock >= 0)
         snprintf(lock, sizeof lock, "; waiting for lock %d", r->lock);
+    else if (r->wait)
+        snprintf(lock, sizeof lock, "; waiting in %s", where_wait_name[r->wait]);
     return snprintf(buf, len, " node %d (last entered call #%llu %s, %s%s)", j,
                     (unsigned long long)r->call, coll_describe(&r->sig, call, sizeof call),
                     r->inside ? "still in it" : "returned from it", lock);
 }
 
 /* Whom this node waits for: in a collective, the nodes not in the same
- * call; for a lock, its holders. */
+ * call; for a lock, its holders; for a message, its sender. */
 static int waited_for(int j, int lock)
 {
     const where_rec *r = &ask.rec[j];
     if (lock >= 0)
         return r->holds;
+    if (atomic_load(&here.wait)) {
+        int from = atomic_load(&here.from);
+        return from < 0 || from == j;
+    }
     return !r->answered || !r->inside || r->call != atomic_load(&here.call);
 }
 
@@ -163,6 +189,9 @@ static void describe_stall(char *buf, size_t len, int lock, double seconds)
     size_t n;
     if (lock >= 0)
         n = (size_t)snprintf(buf, len, "stalled %.0f s in tsr_lock(%d); held by", seconds, lock);
+    else if (atomic_load(&here.wait))
+        n = (size_t)snprintf(buf, len, "stalled %.0f s in %s; waiting for", seconds,
+                             where_wait_name[atomic_load(&here.wait)]);
     else
         n = (size_t)snprintf(buf, len, "stalled %.0f s in call #%llu %s; waiting for", seconds,
                              (unsigned long long)atomic_load(&here.call),
@@ -180,18 +209,39 @@ static void describe_stall(char *buf, size_t len, int lock, double seconds)
         snprintf(buf + n, len - n, " no node that says so (a message may be on its way)");
 }
 
+/* Whether no message that can end a message wait was on its way at some
+ * moment between the previous round and this one: every node answered
+ * both with the same counts, so each held them all that time, and the
+ * sums of sent and received ones are equal. */
+static int messages_settled(void)
+{
+    uint64_t sent = 0, got = 0;
+    for (int j = 0; j < cfg.nodes; j++) {
+        const where_rec *r = &ask.rec[j], *was = &ask.prev[j];
+        if (!r->answered || !was->answered || r->sent != was->sent || r->got != was->got)
+            return 0;
+        sent += r->sent;
+        got += r->got;
+    }
+    return sent == got;
+}
+
 /* After a round of questions: whether the answers, this node's own added,
  * show a cycle whose every node gave the previous round the same `moves`
- * (deadlock.c tells why that is a deadlock); if so, the report names it. */
+ * (deadlock.c tells why that is a deadlock) and, if a node of it waits for
+ * a message, none on its way; if so, the report names it. */
 static int deadlocked(int lock, char *report, size_t len)
 {
     where_now(&ask.rec[cfg.node], lock);
     int k = deadlock_find(ask.rec, cfg.nodes, cfg.node, ask.cycle);
-    int still = k > 0;
+    int still = k > 0, messages = 0;
     for (int i = 0; i < k; i++) {
         const where_rec *was = &ask.prev[ask.cycle[i]];
         still &= was->answered && was->moves == ask.rec[ask.cycle[i]].moves;
+        messages |= ask.rec[ask.cycle[i]].wait != WAIT_NONE;
     }
+    if (still && messages)
+        still = messages_settled();
     if (still)
         deadlock_describe(report, len, ask.rec, ask.cycle, k);
     memcpy(ask.prev, ask.rec, (size_t)cfg.nodes * sizeof *ask.prev);
@@ -204,18 +254,31 @@ static int deadlocked(int lock, char *report, size_t len)
  * 10 s, and over udp none was answered in time). Its report names the
  * nodes not in the call as well; and a deadlock through a collective
  * call holds a lock wait, whose node still looks for it. */
-static int quiet(int lock) { return lock < 0 && cfg.nodes > CHECK_NODES && cfg.node != 0; }
+static int quiet(int lock, int what)
+{
+    return lock < 0 && what == WAIT_NONE && cfg.nodes > CHECK_NODES && cfg.node != 0;
+}
 
-void stall_wait(waiter *w, int lock)
+static void watched(waiter *w)
+{
+    pthread_mutex_lock(&here.mu);
+    here.watched = w;
+    pthread_mutex_unlock(&here.mu);
+}
+
+static void watch(waiter *w, int lock, int what, int from)
 {
     atomic_store(&here.lock, lock);
+    atomic_store(&here.wait, what);
+    atomic_store(&here.from, from);
+    watched(w);
     stall_moved();
     memset(ask.prev, 0, (size_t)cfg.nodes * sizeof *ask.prev);
     double t0 = now_s();
-    double warn_at = cfg.stall_warn_s && !quiet(lock) ? t0 + cfg.stall_warn_s : INFINITY;
+    double warn_at = cfg.stall_warn_s && !quiet(lock, what) ? t0 + cfg.stall_warn_s : INFINITY;
     double abort_at = cfg.stall_abort_s ? t0 + cfg.stall_abort_s : INFINITY;
     double check_s = DEADLOCK_CHECK_S * (1 + (cfg.nodes - 1) / CHECK_NODES);
-    double check_at = quiet(lock) ? INFINITY : t0 + check_s;
+    double check_at = quiet(lock, what) ? INFINITY : t0 + check_s;
     while (waiter_wait_until(w, fmin(check_at, fmin(warn_at, abort_at)))) {
         char report[1000];
         ask_everyone(lock);
@@ -234,6 +297,12 @@ void stall_wait(waiter *w, int lock)
         log_warn("%s", report);
         warn_at += cfg.stall_warn_s;
     }
+    watched(NULL);
     atomic_store(&here.lock, -1);
+    atomic_store(&here.wait, WAIT_NONE);
     stall_moved();
 }
+
+void stall_wait(waiter *w, int lock) { watch(w, lock, WAIT_NONE, -1); }
+
+void stall_wait_msg(waiter *w, int what, int from) { watch(w, -1, what, from); }

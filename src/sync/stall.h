@@ -4,7 +4,9 @@
  * last collective call it entered, whether it is still in it, the lock it
  * waits for, the locks it holds) and looks for a cycle of nodes each
  * waiting for the next (deadlock.c): found twice over with none of them
- * moved, it stops the job naming every node of the cycle. Past
+ * moved, it stops the job naming every node of the cycle. Waits for a
+ * message (jia_recv, jia_wait, Tmk_lock_cond_wait) are watched the same
+ * way. Past
  * TSR_STALL_WARN seconds it also prints which nodes it waits for and where
  * they are, and after TSR_STALL_ABORT seconds it stops the job with that
  * report. The questions go out only once a wait is already long: nothing is
@@ -27,5 +29,18 @@ void stall_leave(void);
 void stall_moved(void);
 /* waiter_wait, watched: `lock` is the lock waited for, -1 in a collective. */
 void stall_wait(waiter *w, int lock);
+/* A wait for another node's message (stall_wait_msg): none, or which. */
+enum { WAIT_NONE, WAIT_JIA_RECV, WAIT_JIA_WAIT, WAIT_TMK_COND, WAIT_KINDS };
+extern const char *const where_wait_name[WAIT_KINDS];
+
+/* waiter_wait, watched, for what another node's message brings: `what`
+ * names the call (where.h: WAIT_*), `from` the node whose message ends
+ * the wait, or -1 for any node. Every message that can end such a wait is
+ * counted where it is sent (stall_sent, before sending) and where it is
+ * received (stall_got, once handled and any wait it ends is ended), so
+ * that a deadlock is claimed only with none of them on its way. */
+void stall_wait_msg(waiter *w, int what, int from);
+void stall_sent(void);
+void stall_got(void);
 
 #endif

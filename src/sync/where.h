@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "sync/collective.h"
+#include "sync/stall.h"
 
 /* Locks a record lists as held: enough for any cycle a program makes in
  * practice; a node holding more lists the first ones (a cycle through the
@@ -27,6 +28,13 @@ typedef struct where_rec {
                        * counts at two moments mean no change in between */
     int32_t nheld;    /* locks held (held[] lists at most WHERE_HELD_MAX) */
     int32_t held[WHERE_HELD_MAX];
+    int32_t wait;     /* a WAIT_* for a message, or WAIT_NONE */
+    int32_t from;     /* the node whose message ends it, or -1: any node */
+    int32_t blocked;  /* its watched wait has not been ended yet */
+    int32_t pad;
+    /* Messages that can end a message wait: sent, and received and handled
+     * (stall_sent, stall_got). Equal sums over all nodes: none on its way. */
+    uint64_t sent, got;
 } where_rec;
 
 /* A cycle in the wait-for relation of rec[0..n) (answers from every node)

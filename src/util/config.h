@@ -62,7 +62,7 @@ typedef struct tsr_config {
     unsigned heartbeat_s;     /* TSR_HEARTBEAT: silence that fails a peer (0: never) */
     int shm_fd;               /* TSR_SHM_FD: tsrun's rings (shm.c), -1 without */
     job_proto_t proto;        /* TSR_PROTO=hlrc (default) | lrc | scope: what
-                               * TSR_PROTO_HLRC means (api/tessera.c) */
+                               * TSR_PROTO_JOB means (api/tessera.c) */
     int handoff_via_manager;  /* TSR_LOCK_HANDOFF=direct (default) | manager (ablation) */
     size_t lrc_gc_bytes;      /* TSR_LRC_GC_BYTES: LRC's interval and diff memory bound */
     size_t send_queue;        /* TSR_SEND_QUEUE: bytes queued to one peer before senders wait */

@@ -76,26 +76,31 @@ void log_debug(const char *fmt, ...)
     va_end(ap);
 }
 
+/* No stdio on the way out, not even fflush: log_die is called from the
+ * fault handler and the comm thread as well as the application thread, and
+ * a stdio lock may be held by the thread that the fault interrupted or by
+ * another one for good (fflush then waited forever: sh/misuse_deadlock),
+ * or the stream be half-updated. The program's buffered output is flushed
+ * by exit() on its ordinary exits; stopped by an error, the node loses
+ * what the program had not flushed, as abort() does. */
+static __attribute__((noreturn)) void die(int status, const char *fmt, va_list ap)
+{
+    emit_as(status != TSR_EXIT_PEER_FAILED, fmt, ap);
+    _exit(status);
+}
+
 void log_die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    emit_as(1, fmt, ap);
-    va_end(ap);
-    /* Every stream, through libc's own list: `stdout` itself may lie on a
-     * shared page of the program's globals (docs/GLOBALS.md), which another
-     * thread than the application's must not touch. */
-    fflush(NULL);
-    _exit(1);
+    die(1, fmt, ap);
 }
 
 void log_die_status(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    emit_as(status != TSR_EXIT_PEER_FAILED, fmt, ap);
-    va_end(ap);
-    _exit(status);
+    die(status, fmt, ap);
 }
 
 static void rate_new_window(log_rate *r, double t)

@@ -18,7 +18,8 @@ void log_set_node(int node);
 void log_set_name(const char *name);
 /* Prints "tessera: node N: <msg>" to stderr. */
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints the message and exits the process with status 1. */
+/* Prints the message and exits the process with status 1, at once: one
+ * write(2) and _exit, no stdio (the program's unflushed output is lost). */
 void log_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* As log_die, with the given status; safe from any thread (uses _exit after
  * one write(2) so that no lock a stopped thread holds can hang it). */

@@ -7,6 +7,7 @@
  * loop scheduler under load (coherence.c keeps one per epoch modulo 4).
  * Many forks in a row make the window likely. */
 /* tsr-test: hlrc -n 2,3,4 */
+/* tsr-test: lrc -n 2,3,4 */
 #include <stdio.h>
 
 #include "tessera.h"

@@ -2,6 +2,7 @@
  * assert that each stops with a message naming the mistake, never hangs
  * and never computes a wrong result silently. */
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -95,6 +96,33 @@ static void long_hold(void)
     }
 }
 
+/* Another thread holds stdout's lock for good (as one interrupted inside
+ * printf would) when this one misuses the API: the message must still come
+ * out and the process end, since dying takes no stdio lock. */
+static void *hold_stdout(void *arg)
+{
+    flockfile(stdout);
+    sem_post(arg);
+    for (;;)
+        pause();
+    return NULL;
+}
+
+static void die_stdio_held(void)
+{
+    sem_t held;
+    pthread_t t;
+    sem_init(&held, 0, 0);
+    pthread_create(&t, NULL, hold_stdout, &held);
+    while (sem_wait(&held))
+        ;
+    tsr_lock(-1);
+}
+
+/* Unflushed output (stdout to a pipe is fully buffered) comes out at an
+ * ordinary exit. */
+static void buffered_exit(void) { printf("unflushed line\n"); }
+
 /* Misuse that used to hang (tests/sh/misuse_deadlock.sh). */
 static const struct {
     const char *mode;
@@ -103,6 +131,8 @@ static const struct {
     {"fork_call", fork_call},           {"deadlock_lock_barrier", deadlock_lock_barrier},
     {"deadlock_locks", deadlock_locks}, {"long_hold", long_hold},
     {"finalize_holding", finalize_holding},
+    {"die_stdio_held", die_stdio_held},
+    {"buffered_exit", buffered_exit},
 };
 
 int main(int argc, char **argv)

@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     }
     const char *env = getenv("TSR_PROTO");
     int me = tsr_node();
-    round_of("default protocol", TSR_PROTO_HLRC, env && !strcmp(env, "scope"), 1, 2);
+    round_of("default protocol", TSR_PROTO_JOB, env && !strcmp(env, "scope"), 1, 2);
     round_of("TSR_PROTO_SCOPE", TSR_PROTO_SCOPE, 1, 3, 4);
     tsr_finalize();
     return check_verdict(me, "scope_locks");

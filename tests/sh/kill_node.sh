@@ -5,6 +5,11 @@
 
 kill_test() { # nodes victim
     local n=$1 v=$2 name="failure/kill -9 node $2 of $1"
+    # The last job's "ready" lines go first: the job's redirection empties
+    # the file only once its shell runs, and on a loaded machine
+    # wait_ready read them before that, and the dead node 0 of "4 2" was
+    # killed in place of this job's (which ran on: "still running").
+    rm -f "$LOG/kout"
     $TSRUN -n "$n" $B/tests/mp/sleeper 60 >"$LOG/kout" 2>"$LOG/kerr" &
     local job=$!
     if ! wait_ready "$LOG/kout" "$n"; then kill $job; bad "$name (never ready)" "$LOG/kerr"; return; fi

@@ -77,6 +77,7 @@ static void init(void)
     lrc_mem_init();
     lrc_interval_init();
     lrc_diff_init();
+    lrc_page_init();
     lrc_rounds_init();
 }
 
@@ -105,6 +106,7 @@ const tsr_protocol lrc_protocol = {
     .barrier_arrival = lrc_barrier_arrival,
     .barrier_merge = lrc_barrier_merge,
     .barrier_departure = lrc_barrier_departure,
+    .barrier_held = lrc_round_barrier_held,
     .barrier_apply = lrc_barrier_apply,
     .replicate_begin = lrc_replicate_begin,
     .replicate_end = lrc_replicate_end,

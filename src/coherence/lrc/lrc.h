@@ -7,8 +7,9 @@
  *   lrc_mem.c       its memory: allocation safe in the fault handler, counted
  *   lrc_interval.c  intervals, vector timestamps, write notices; the lock
  *                   and barrier payloads that carry them
- *   lrc_diff.c      page states, faults, lazy diffs, diff requests, and
- *                   their application in happens-before order
+ *   lrc_page.c      page states, faults, diff requests, and the diffs'
+ *                   application in happens-before order
+ *   lrc_diff.c      this node's lazy diffs: made, served, retired
  *
  * Each node's execution is cut into intervals at every acquire and
  * release; only intervals that wrote something are numbered. A vector
@@ -30,7 +31,7 @@
 #include "transport/transport.h"
 #include "transport/wait.h"
 
-/* L_REP: written in a replicated section, no twin, no notice (lrc_diff.c). */
+/* L_REP: written in a replicated section, no twin, no notice (lrc_page.c). */
 enum lrc_state { L_READ = 0, L_WRITE, L_INVALID, L_REP };
 
 /* ---- lrc_mem.c ---------------------------------------------------------- */
@@ -133,12 +134,15 @@ void lrc_rounds_collected(void);
  * takes part in a round that node 0 announced. */
 void lrc_sync_point(int barrier);
 /* Node 0's comm thread: node's barrier arrival (it takes part in a round
- * under way through it), and the barrier's departure. */
+ * under way through it), a node parked through the departure being made
+ * (protocol.h: barrier_held), and the barrier's departure, which returns
+ * how many were. */
 void lrc_round_barrier_arrival(int node);
-void lrc_round_barrier_departure(void);
+void lrc_round_barrier_held(int node);
+int lrc_round_barrier_departure(void);
 
 
-/* ---- lrc_diff.c --------------------------------------------------------- */
+/* ---- lrc_diff.c and lrc_page.c ------------------------------------------- */
 
 /* A diff of this node's (own), received for a fault, or multicast and
  * kept (lrc_mcast.c): the writes of `writer`'s intervals first..last. */
@@ -179,6 +183,14 @@ void lrc_diffs_free(lrc_diff *list);
 lrc_diff *lrc_diffs_join(lrc_diff *list, lrc_diff *rest);
 
 void lrc_diff_init(void);
+void lrc_page_init(void);
+/* The spin lock over the pending diffs, twins and own diffs (lrc_diff.c),
+ * never held across a wait; whether page p's diff is pending (under it);
+ * p's pending diff made now, if any (it takes the lock). */
+void lrc_diffs_lock(void);
+void lrc_diffs_unlock(void);
+int lrc_diff_pending(uint32_t p);
+void lrc_diff_make_pending(uint32_t p);
 void lrc_fault(uint32_t page, int is_write);
 /* A notice of another node's interval for this page: invalidates it. */
 void lrc_notice(uint32_t page, const lrc_interval *iv);

@@ -61,7 +61,7 @@ STATS_COUNTER(lrc_gc_rounds, "LRC: garbage collections in rounds between barrier
 static struct {
     uint32_t round, accounted;
     int under_way;
-    uint8_t *joined, *arrived;
+    uint8_t *joined, *arrived, *held;
     lrc_gather joins;
 } root;
 
@@ -173,7 +173,20 @@ void lrc_round_barrier_arrival(int node)
     finish();
 }
 
-void lrc_round_barrier_departure(void) { memset(root.arrived, 0, (size_t)cfg.nodes); }
+void lrc_round_barrier_held(int node) { root.held[node] = 1; }
+
+/* The nodes parked through the departure are arrived at the next
+ * barrier: they stand for themselves in a round that starts before it. */
+int lrc_round_barrier_departure(void)
+{
+    int held = 0;
+    for (int i = 0; i < cfg.nodes; i++) {
+        root.arrived[i] = root.held[i];
+        held += root.held[i];
+    }
+    memset(root.held, 0, (size_t)cfg.nodes);
+    return held;
+}
 
 /* ---- Every node ----------------------------------------------------------- */
 
@@ -285,7 +298,8 @@ void lrc_rounds_init(void)
 {
     root.joined = calloc((size_t)cfg.nodes, 1);
     root.arrived = calloc((size_t)cfg.nodes, 1);
-    if (!root.joined || !root.arrived)
+    root.held = calloc((size_t)cfg.nodes, 1);
+    if (!root.joined || !root.arrived || !root.held)
         log_die("out of memory (LRC collection rounds)");
     lrc_gather_init(&root.joins);
     stats_register(&lrc_gc_rounds);

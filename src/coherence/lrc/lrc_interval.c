@@ -417,12 +417,21 @@ int lrc_barrier_merge(int node, const void *p, size_t len)
     return 0;
 }
 
+/* A collection asked for while nodes are parked for a fork waits for the
+ * next barrier. Its diffs would be freed at the next barrier's end, where
+ * a parked node only starts the collection, asking for them: at 4 nodes,
+ * fork/join under TSR_LRC_GC_BYTES=64K waited forever for diffs freed
+ * (mp/fork_counted lrc-gc). */
 void lrc_barrier_departure(pbuf *out)
 {
+    int held = lrc_round_barrier_departure();
     if (!lrc_active)
         return;
+    uint32_t gc = gathered.gc;
+    if (held)
+        gathered.gc = 0;
     lrc_gather_out(&gathered, out);
-    lrc_round_barrier_departure();
+    gathered.gc = held ? gc : 0;
 }
 
 int lrc_barrier_apply(const void *p, size_t len)
