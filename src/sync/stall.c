@@ -6,6 +6,7 @@
 #include "sync/stall.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,8 +192,17 @@ static int deadlocked(int lock, char *report, size_t len)
     return still;
 }
 
+/* One waiting thread of the node at a time asks and reports (the asking
+ * side above is one question at a time); another thread's wait then goes
+ * unwatched. */
+static pthread_mutex_t asking = PTHREAD_MUTEX_INITIALIZER;
+
 void stall_wait(waiter *w, int lock)
 {
+    if (pthread_mutex_trylock(&asking)) {
+        waiter_wait(w);
+        return;
+    }
     atomic_store(&here.lock, lock);
     stall_moved();
     memset(ask.prev, 0, (size_t)cfg.nodes * sizeof *ask.prev);
@@ -219,4 +229,5 @@ void stall_wait(waiter *w, int lock)
     }
     atomic_store(&here.lock, -1);
     stall_moved();
+    pthread_mutex_unlock(&asking);
 }

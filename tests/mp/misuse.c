@@ -11,6 +11,12 @@
 
 static long *shared;
 
+static void *call_alloc(void *arg)
+{
+    tsr_alloc(4096); /* collective: the thread that called tsr_init only */
+    return arg;
+}
+
 static void *call_lock(void *arg)
 {
     tsr_lock(0);
@@ -19,7 +25,7 @@ static void *call_lock(void *arg)
 
 static void *write_shared(void *arg)
 {
-    shared[0] = 1; /* a fresh page: the first write faults */
+    shared[0] = 1; /* a fresh page of Munin's: the first write faults */
     return arg;
 }
 
@@ -115,9 +121,13 @@ int main(int argc, char **argv)
     tsr_init(&argc, &argv);
     shared = tsr_alloc(4096);
     if (!strcmp(mode, "thread_call"))
-        on_other_thread(call_lock);
-    if (!strcmp(mode, "thread_fault"))
-        on_other_thread(write_shared);
+        on_other_thread(call_alloc);
+    if (!strncmp(mode, "thread_munin_", 13)) {
+        tsr_attr attr = TSR_ATTR_DEFAULT;
+        attr.proto = TSR_PROTO_MUNIN;
+        shared = tsr_alloc_attr(4096, &attr);
+        on_other_thread(strcmp(mode, "thread_munin_lock") ? write_shared : call_lock);
+    }
     if (!strcmp(mode, "alloc_size"))
         tsr_alloc(last() ? 8192 : 4096);
     if (!strcmp(mode, "alloc_count") && last())
