@@ -16,7 +16,7 @@
 
 static long *count;
 static int lock_id, bad;
-static uint64_t sent_at_release;
+static uint64_t sent_at_release, waits_before;
 
 static uint64_t sent(void)
 {
@@ -28,9 +28,8 @@ static uint64_t sent(void)
 static void handoff(int i, int n)
 {
     if (i == 0) {
-        uint64_t waits = counter("lock_local_waits");
         /* thread 0 holds the lock (main, before the team) */
-        while (counter("lock_local_waits") == waits)
+        while (counter("lock_local_waits") == waits_before)
             ; /* until thread 1 waits for it */
         sent_at_release = sent();
         tsr_unlock(lock_id);
@@ -79,6 +78,7 @@ int main(int argc, char **argv)
     count = tsr_alloc(2 * 4096);
     lock_id = 16 * tsr_nodes() + (tsr_node() + 1) % tsr_nodes(); /* managed elsewhere */
     uint64_t h0 = counter("lock_local_handoffs");
+    waits_before = counter("lock_local_waits"); /* before thread 1 can wait */
     tsr_lock(lock_id);
     thr_team(2, handoff);
     if (counter("lock_local_handoffs") != h0 + 1) {
