@@ -29,6 +29,12 @@ static void *write_shared(void *arg)
     return arg;
 }
 
+static void *team_of_three(void *arg)
+{
+    tsr_barrier_threads(3);
+    return arg;
+}
+
 static void on_other_thread(void *(*fn)(void *))
 {
     pthread_t t;
@@ -122,6 +128,12 @@ int main(int argc, char **argv)
     shared = tsr_alloc(4096);
     if (!strcmp(mode, "thread_call"))
         on_other_thread(call_alloc);
+    if (!strcmp(mode, "thread_count")) { /* two threads, two counts: whichever comes second stops */
+        pthread_t t;
+        pthread_create(&t, NULL, team_of_three, NULL);
+        tsr_barrier_threads(2);
+        pthread_join(t, NULL);
+    }
     if (!strncmp(mode, "thread_munin_", 13)) {
         tsr_attr attr = TSR_ATTR_DEFAULT;
         attr.proto = TSR_PROTO_MUNIN;
