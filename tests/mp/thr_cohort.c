@@ -1,8 +1,9 @@
 /* Locks held by threads (sync/cohort.c). First, on every node, thread 0
  * holds a lock managed by another node; thread 1 asks for it and waits
  * (lock_local_waits says so); thread 0's release then hands it to thread 1
- * with no message: lock_local_handoffs counts one more, messages_sent none
- * between the release and thread 1 holding it. Then 2, and 4, threads of
+ * with no message: lock_local_handoffs counts one more, messages_sent (of
+ * all the node's threads, the comm thread's too) none between the release
+ * and thread 1 holding it. Then 2, and 4, threads of
  * every node increment two counters under two locks: the totals are exact,
  * and each tsr_lock was either a node's acquire or a local hand-off. */
 /* tsr-test: threads */
@@ -80,6 +81,9 @@ int main(int argc, char **argv)
     uint64_t h0 = counter("lock_local_handoffs");
     waits_before = counter("lock_local_waits"); /* before thread 1 can wait */
     tsr_lock(lock_id);
+    /* Every node holds its lock: no manager of this node has a grant to
+     * send while its threads hand theirs over. */
+    tsr_barrier();
     thr_team(2, handoff);
     if (counter("lock_local_handoffs") != h0 + 1) {
         printf("node %d: %llu local hand-offs, want 1\n", tsr_node(),
