@@ -139,9 +139,19 @@ TSR_API void tsr_free_local(void *ptr);
 
 /* ---- Synchronization ------------------------------------------------------ */
 
+/* Locks are held by threads: any thread may take one, and mutual exclusion
+ * holds among all threads of all nodes; a lock released by a thread goes
+ * to a waiting thread of the same node without a message (docs/API.md,
+ * "Threads"). tsr_barrier is called by one thread per node. */
 TSR_API void tsr_lock(int id);
 TSR_API void tsr_unlock(int id);
 TSR_API void tsr_barrier(void);
+/* A barrier of every thread of the job, as ArgoDSM's
+ * argo::barrier(threadcount): each of `threads` threads of every node calls
+ * it, all with the same count; the node's threads combine and the node
+ * sends one arrival. Any thread may call it; with threads = 1 it is
+ * tsr_barrier. */
+TSR_API void tsr_barrier_threads(int threads);
 
 /* ---- Fork/join and replicated sections (docs/OMPNOW.md) ------------------- */
 

@@ -15,7 +15,9 @@
 #include "transport/transport.h"
 #include "transport/wait.h"
 #include "util/config.h"
+#include "util/guard.h"
 #include "util/log.h"
+#include "util/sigmutex.h"
 
 /* Index 0 means "not allocated"; protocol k lives at k + 1. */
 const tsr_protocol *const coh_protocols[COH_NPROTO] = {NULL, &hlrc_protocol, &munin_protocol,
@@ -124,10 +126,32 @@ const tsr_protocol *coh_protocol_of(uint32_t page) { return coh_protocols[region
 
 int coh_protocol_known(unsigned proto) { return proto > 0 && proto < COH_NPROTO; }
 
-int coh_fault(void *addr, int is_write)
+/* The node's protocol lock: every thread's faults, and the synchronization
+ * layer's calls in here, run one at a time, so a page is fetched once
+ * however many threads fault on it, and no twin, diff, invalidation or
+ * access change meets another half done (docs/ARCHITECTURE.md, "Several
+ * application threads"). The comm thread never takes it: a thread holding
+ * it may wait for a reply that only the comm thread delivers. */
+static sigmutex node_lock;
+
+void coh_enter(void) { sigmutex_lock(&node_lock); }
+
+void coh_leave(void) { sigmutex_unlock(&node_lock); }
+
+/* Under segv the faulting thread is the caller; under uffd the handler
+ * thread, which cannot say whose fault it serves: sync_threads_check
+ * refuses the other threads' calls there instead. */
+static void refuse_thread(uint8_t proto, void *addr)
 {
-    if (!region_contains(addr))
-        return -1;
+    if (coh_protocols[proto]->one_thread && !detect_serves_kernel_faults() &&
+        !guard_on_app_thread())
+        log_die_status(1, "a second thread accessed shared memory at %p, kept by protocol %s, "
+                       "which serves only the thread that called tsr_init (docs/API.md, "
+                       "\"Threads\")", addr, coh_protocols[proto]->name);
+}
+
+static int fault_locked(void *addr, int is_write)
+{
     uint32_t page = page_of(addr);
     uint8_t proto = region.meta[page].proto;
     if (!proto) {
@@ -136,11 +160,30 @@ int coh_fault(void *addr, int is_write)
             return -1;
         proto = region.meta[page].proto;
     }
+    refuse_thread(proto, addr);
     coh_count_fault();
     uint64_t t0 = trace_begin();
     coh_protocols[proto]->fault(page, is_write);
     TRACE_SPAN(t0, is_write ? EV_FAULT_WRITE : EV_FAULT_READ, 0, page, 0);
     return 0;
+}
+
+int coh_fault(void *addr, int is_write)
+{
+    if (!region_contains(addr))
+        return -1;
+    coh_enter();
+    int r = fault_locked(addr, is_write);
+    coh_leave();
+    return r;
+}
+
+const char *coh_one_thread_kept(void)
+{
+    for (size_t i = 1; i < COH_NPROTO; i++)
+        if (coh_protocols[i]->one_thread && atomic_load(&kept[i]))
+            return coh_protocols[i]->name;
+    return NULL;
 }
 
 void coh_release(void)

@@ -43,7 +43,19 @@ void coh_free_local(uint32_t first, uint32_t n);
 /* Collective (every node, before its next lock or barrier): memory this
  * node allocates alone (tsr_malloc) may use `proto` from now on. */
 void coh_prepare_local(tsr_proto_t proto);
-/* Entry from the fault handler; returns -1 when addr is not shared memory
+/* The node's protocol lock (async-signal-safe, not recursive). The fault
+ * path and range checks take it themselves; the synchronization layer
+ * holds it across its calls to coh_sync_point, coh_release,
+ * coh_barrier_release, coh_barrier_done and payload.h's coh_lock_request,
+ * coh_lock_acquire, coh_lock_release, coh_lock_handoff and
+ * coh_barrier_arrival, which therefore never take it. Never held while
+ * waiting for another application thread. */
+void coh_enter(void);
+void coh_leave(void);
+/* The name of a protocol that serves one thread only and keeps pages
+ * (Munin), or NULL: calls from other threads are refused then. */
+const char *coh_one_thread_kept(void);
+/* Entry from the fault handler, any thread; returns -1 when addr is not shared memory
  * that Tessera manages (the fault is then the program's own). */
 int coh_fault(void *addr, int is_write);
 
@@ -54,7 +66,7 @@ void coh_sync_point(int barrier);
 /* A range check (range.c, tsr_range_*): makes the pages of count blocks of
  * len bytes, step bytes apart from addr, consistent for reading or writing,
  * as faults on them would; bytes outside the shared memory are ignored.
- * Returns 1 if some page needed protocol work. Application thread. */
+ * Returns 1 if some page needed protocol work. Any thread. */
 int coh_range(const void *addr, size_t len, size_t step, size_t count, int is_write);
 /* Registers the range checks' counters; counts a fault that reached a protocol. */
 void coh_range_init(void);

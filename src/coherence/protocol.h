@@ -21,6 +21,9 @@ typedef struct tsr_protocol {
      * every page of that machinery, run once, as the base's; this table
      * leaves them NULL. */
     const struct tsr_protocol *variant_of;
+    /* 1 when its pages serve only the thread that called tsr_init (Munin,
+     * whose fault and update paths assume one application thread). */
+    int one_thread;
     /* Optional: registers message handlers; once, at tsr_init. */
     void (*init)(void);
     /* Sets up the pages of a new allocation (their homes are already set). */

@@ -51,12 +51,13 @@ static void serve_run(uint32_t first, uint32_t n, uint32_t stride, int is_write)
 {
     const tsr_protocol *proto = coh_protocol_of(first);
     COUNTER_ADD(cas_pages, n);
-    if (proto->range) {
+    coh_enter(); /* as a fault would: the node's other threads may fault on these */
+    if (proto->range)
         proto->range(first, n, stride, is_write);
-        return;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        proto->fault(first + i * stride, is_write);
+    else
+        for (uint32_t i = 0; i < n; i++)
+            proto->fault(first + i * stride, is_write);
+    coh_leave();
 }
 
 /* Pages [first, first + n) of the application view's page numbers, every

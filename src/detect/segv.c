@@ -9,7 +9,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -17,7 +16,6 @@
 #include "detect/chain.h"
 #include "detect/detect.h"
 #include "memory/region.h"
-#include "util/guard.h"
 #include "util/log.h"
 
 /* Whether the faulting access was a write. x86-64 says so in the page-fault
@@ -33,16 +31,10 @@ static int fault_is_write(void *uctx)
 #endif
 }
 
+/* Any thread may fault here: coh_fault serializes the node's threads. */
 static void on_segv(int sig, siginfo_t *info, void *uctx)
 {
     int saved = errno;
-    /* Another thread would race the application thread over the page's
-     * state and the shared waiters: stop rather than compute wrong values
-     * (TSR_DETECT=uffd serves other threads' faults). */
-    if (region_contains(info->si_addr) && !guard_on_app_thread())
-        log_die_status(1, "thread %d accessed shared memory at %p; Tessera serves only the thread "
-                       "that called tsr_init (there is no multi-thread mode; TSR_DETECT=uffd "
-                       "serves other threads)", (int)syscall(SYS_gettid), info->si_addr);
     if (detect_fault(info->si_addr, fault_is_write(uctx)) < 0)
         chain_pass_on(sig, info, uctx);
     errno = saved;

@@ -409,6 +409,7 @@ void tsr_barrier(void)
 /* Releases this node's writes and sends its arrival (parked or not). */
 static void arrive(const coll_sig *sig, int park)
 {
+    coh_enter(); /* until the arrival is built: the node's other threads may fault */
     if (!lock_held_count())
         coh_sync_point(1);
     sync_releasing();
@@ -425,6 +426,7 @@ static void arrive(const coll_sig *sig, int park)
     pbuf_put(&msg, sent, counts);
     pbuf_put(&msg, sig, sizeof *sig);
     coh_barrier_arrival(&msg);
+    coh_leave();
     waiter_init(&done.w, 1);
     atomic_store(&done.parked, park);
     atomic_store(&done.awaited, epoch); /* before the departure can come */
@@ -436,7 +438,10 @@ static void arrive(const coll_sig *sig, int park)
 static void leave(const void *departure, size_t len, uint32_t expected)
 {
     epoch++;
-    if (coh_barrier_done(departure, len, expected))
+    coh_enter();
+    int refused = coh_barrier_done(departure, len, expected);
+    coh_leave();
+    if (refused)
         log_die_status(1, "barrier: the protocols refused a departure checked on arrival");
     STAT_ADD(barriers, 1);
 }

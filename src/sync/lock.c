@@ -44,7 +44,6 @@
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/cpu.h"
-#include "util/guard.h"
 #include "util/log.h"
 
 /* Node state of one lock: its request cycle (one per tsr_lock), whether the
@@ -60,7 +59,7 @@ static lock_node *mine;
 static pthread_mutex_t node_mutex = PTHREAD_MUTEX_INITIALIZER;
 /* Read by the comm thread too, answering where-questions (stall.c). */
 static _Atomic unsigned char held_here[COH_LOCK_SLOTS];
-static int nheld; /* locks this node holds */
+static _Atomic int nheld; /* locks this node holds */
 /* Releases sent to each manager since the last barrier. A release has no
  * reply, so the barrier counts them (lock_count_releases): a manager
  * leaves the barrier only once it has every release of the epoch, which
@@ -69,20 +68,17 @@ static int nheld; /* locks this node holds */
  * for the grant that each of them leads to. */
 static uint32_t *releases_sent;
 
-/* The grant this node's application thread waits for: `lock` is the lock
- * it waits for (-1: none), taken back by the grant that ends the wait. */
-static struct {
+/* The grant each lock's acquirer waits for: several threads of this node
+ * may each wait for a lock of its own (one per lock: cohort.c lets one
+ * thread at a time ask for a lock). `waiting` is set before the request
+ * goes and taken back by the grant that ends the wait. */
+typedef struct lock_grant {
     waiter w;
     void *payload;
     size_t len;
-    _Atomic int lock;
-} grant = {.lock = -1};
-
-static void check_id(const char *fn, int id)
-{
-    if (id < 0 || id >= TSR_MAX_LOCKS)
-        log_die("%s(%d): lock id out of range [0, %d)", fn, id, TSR_MAX_LOCKS);
-}
+    _Atomic int waiting;
+} lock_grant;
+static lock_grant *grants;
 
 void lock_own(const char *why, int id)
 {
@@ -127,24 +123,24 @@ void *lock_copy(const void *p, size_t len)
  * node cannot take one now. */
 static const char *take_grant(int id)
 {
-    int want = id;
-    return atomic_compare_exchange_strong(&grant.lock, &want, -1)
+    int want = 1;
+    return atomic_compare_exchange_strong(&grants[id].waiting, &want, 0)
                ? NULL
                : "a grant of a lock this node does not wait for";
 }
 
-static void deliver_grant(const void *payload, size_t len)
+static void deliver_grant(int id, const void *payload, size_t len)
 {
-    grant.payload = lock_copy(payload, len);
-    grant.len = len;
-    waiter_done(&grant.w);
+    grants[id].payload = lock_copy(payload, len);
+    grants[id].len = len;
+    waiter_done(&grants[id].w);
 }
 
 void lock_send_grant(int id, int node, const pbuf *out)
 {
     if (node == cfg.node) {
         lock_own(take_grant(id), id);
-        deliver_grant(out->p, out->len);
+        deliver_grant(id, out->p, out->len);
     } else {
         am_send(node, MSG_LOCK_GRANT, lock_wire_id(id), 0, 0, out->p, out->len);
     }
@@ -207,7 +203,7 @@ static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
         why = take_grant(lock_slot(h));
     lock_judge(src, h, why);
     if (!why)
-        deliver_grant(payload, h->len);
+        deliver_grant(lock_slot(h), payload, h->len);
 }
 
 /* A peek's wait (lock_peek): the request id names it. */
@@ -246,11 +242,13 @@ void lock_init(void)
 {
     mine = calloc(COH_LOCK_SLOTS, sizeof *mine);
     releases_sent = calloc((size_t)cfg.nodes, sizeof *releases_sent);
-    if (!mine || !releases_sent)
+    grants = calloc(COH_LOCK_SLOTS, sizeof *grants);
+    if (!mine || !releases_sent || !grants)
         log_die("out of memory (lock table)");
     for (int id = 0; id < COH_LOCK_SLOTS; id++)
         mine[id].next.node = -1;
     lock_manager_init();
+    cohort_init();
     coh_lend_sync(&(coh_sync_ops){tsr_barrier, lock_peek});
     am_register(MSG_LOCK_FWD, on_lock_fwd);
     am_register(MSG_LOCK_GRANT, on_lock_grant);
@@ -267,7 +265,7 @@ int lock_successor(int id)
     return node;
 }
 
-int lock_held_count(void) { return nheld; }
+int lock_held_count(void) { return atomic_load(&nheld); }
 
 int lock_held_list(int32_t *out, int max)
 {
@@ -285,38 +283,30 @@ void lock_count_releases(uint32_t *sent)
     memset(releases_sent, 0, (size_t)cfg.nodes * sizeof *releases_sent);
 }
 
-void tsr_lock(int id)
-{
-    guard_check("tsr_lock");
-    check_id("tsr_lock", id);
-    lock_acquire(id);
-}
-
-void tsr_unlock(int id)
-{
-    guard_check("tsr_unlock");
-    check_id("tsr_unlock", id);
-    lock_release(id);
-}
-
+/* The protocols' calls go under the node's protocol lock (coh_enter),
+ * never a wait for the grant: another thread of this node may hold the
+ * lock asked for and need the protocol lock to release it. */
 void lock_acquire(int id)
 {
     if (held_here[id])
         log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
-    if (!nheld)
-        coh_sync_point(0);
+    lock_grant *g = &grants[id];
     double t0 = now_s();
     uint64_t traced = trace_begin();
+    coh_enter();
+    if (!atomic_load(&nheld))
+        coh_sync_point(0);
     am_wait_room();
     int m = lock_manager_of(id);
-    waiter_init(&grant.w, 1);
-    atomic_store(&grant.lock, id); /* before any grant can come */
+    waiter_init(&g->w, 1);
+    atomic_store(&g->waiting, 1); /* before any grant can come */
     pthread_mutex_lock(&node_mutex);
     uint32_t cycle = ++mine[id].cycle;
     mine[id].on = 1;
     pthread_mutex_unlock(&node_mutex);
     pbuf req = {0};
     coh_lock_request(id, &req);
+    coh_leave();
     if (m == cfg.node) {
         lock_own(lock_mgr_acquire(id, cfg.node, cycle, req.p, req.len), id);
     } else {
@@ -324,13 +314,15 @@ void lock_acquire(int id)
         STAT_ADD(remote_lock_acquires, 1);
     }
     pbuf_free(&req);
-    stall_wait(&grant.w, id);
+    stall_wait(&g->w, id);
     held_here[id] = 1;
-    nheld++;
+    atomic_fetch_add(&nheld, 1);
     stall_moved();
-    lock_own(coh_lock_acquire(id, grant.payload, grant.len)
-                 ? "its protocols refused a checked grant" : NULL, id);
-    free(grant.payload);
+    coh_enter();
+    int refused = coh_lock_acquire(id, g->payload, g->len);
+    coh_leave();
+    lock_own(refused ? "its protocols refused a checked grant" : NULL, id);
+    free(g->payload);
     sync_acquired();
     STAT_ADD(lock_acquires, 1);
     STAT_TIME(lock_wait_s, now_s() - t0);
@@ -348,10 +340,11 @@ void lock_release(int id)
         log_die("tsr_unlock(%d): this node does not hold the lock", id);
     trace_hold(id, 0);
     sync_releasing();
+    coh_enter();
     am_wait_room();
     coh_release();
     held_here[id] = 0;
-    nheld--;
+    atomic_fetch_sub(&nheld, 1);
     stall_moved();
     pbuf out = {0};
     pthread_mutex_lock(&node_mutex);
@@ -377,6 +370,7 @@ void lock_release(int id)
         free(next.req);
     }
     pbuf_free(&out);
-    if (!nheld)
+    if (!atomic_load(&nheld))
         coh_sync_point(0);
+    coh_leave();
 }

@@ -259,6 +259,11 @@ static int quiet(int lock, int what)
     return lock < 0 && what == WAIT_NONE && cfg.nodes > CHECK_NODES && cfg.node != 0;
 }
 
+/* One waiting thread of the node at a time asks and reports (the asking
+ * side above is one question at a time); another thread's wait then goes
+ * unwatched. */
+static pthread_mutex_t asking = PTHREAD_MUTEX_INITIALIZER;
+
 static void watched(waiter *w)
 {
     pthread_mutex_lock(&here.mu);
@@ -268,6 +273,10 @@ static void watched(waiter *w)
 
 static void watch(waiter *w, int lock, int what, int from)
 {
+    if (pthread_mutex_trylock(&asking)) {
+        waiter_wait(w);
+        return;
+    }
     atomic_store(&here.lock, lock);
     atomic_store(&here.wait, what);
     atomic_store(&here.from, from);
@@ -301,6 +310,7 @@ static void watch(waiter *w, int lock, int what, int from)
     atomic_store(&here.lock, -1);
     atomic_store(&here.wait, WAIT_NONE);
     stall_moved();
+    pthread_mutex_unlock(&asking);
 }
 
 void stall_wait(waiter *w, int lock) { watch(w, lock, WAIT_NONE, -1); }

@@ -17,6 +17,11 @@
 #include "sync/collective.h"
 
 void lock_init(void);
+/* cohort.c: the program's locks among the node's threads (lock_init). */
+void cohort_init(void);
+/* Stops a call from a thread other than tsr_init's while a protocol that
+ * serves one thread keeps pages, naming it. */
+void sync_thread_check(const char *fn);
 void barrier_init(void);
 /* The barrier that ends (tsr_alloc) or begins (tsr_free) a collective call,
  * or is one (tsr_barrier): carries the call's signature to the manager. */
@@ -31,8 +36,10 @@ void barrier_park(const coll_sig *sig, uint64_t note[3]);
 /* Whether a note from the wire is one node 0 can have sent (MSG_FORK's
  * rule, at the comm thread); set at start. */
 void barrier_on_note(int (*ok)(const uint64_t note[3]));
-/* tsr_lock and tsr_unlock for any lock slot (coherence/payload.h), the
- * pause flags' included. */
+/* The node's side of tsr_lock and tsr_unlock for any lock slot
+ * (coherence/payload.h), the pause flags' included: one thread of the node
+ * at a time per lock (cohort.c hands the program's locks between the
+ * node's threads). */
 void lock_acquire(int id);
 void lock_release(int id);
 /* Pause flags (flag.c): registers their messages. */

@@ -48,8 +48,7 @@ void guard_start(void)
 
 void guard_stop(void) { state = FINALIZED; }
 
-/* pthread_self() is a register read: cheap enough for tsr_node() in a loop. */
-void guard_check(const char *fn)
+void guard_check_any(const char *fn)
 {
     if (state == BEFORE_INIT)
         log_die("%s: called before tsr_init", fn);
@@ -57,10 +56,19 @@ void guard_check(const char *fn)
         log_die("%s: called after tsr_finalize", fn);
     if (state == FORKED)
         refuse_child(fn);
+}
+
+/* pthread_self() is a register read: cheap enough for tsr_node() in a loop. */
+void guard_check(const char *fn)
+{
+    guard_check_any(fn);
     if (!pthread_equal(pthread_self(), app_thread))
         log_die("%s: called from thread %d, not from thread %d that called tsr_init; Tessera "
-                "serves one application thread per node (there is no multi-thread mode)",
+                "serves this call from that thread only (docs/API.md, \"Threads\", lists the calls "
+                "any thread may make)",
                 fn, (int)current_tid(), (int)app_tid);
 }
 
 int guard_on_app_thread(void) { return current_tid() == app_tid; }
+
+int guard_is_app_thread(void) { return pthread_equal(pthread_self(), app_thread); }

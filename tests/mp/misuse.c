@@ -12,6 +12,12 @@
 
 static long *shared;
 
+static void *call_alloc(void *arg)
+{
+    tsr_alloc(4096); /* collective: the thread that called tsr_init only */
+    return arg;
+}
+
 static void *call_lock(void *arg)
 {
     tsr_lock(0);
@@ -20,7 +26,13 @@ static void *call_lock(void *arg)
 
 static void *write_shared(void *arg)
 {
-    shared[0] = 1; /* a fresh page: the first write faults */
+    shared[0] = 1; /* a fresh page of Munin's: the first write faults */
+    return arg;
+}
+
+static void *team_of_three(void *arg)
+{
+    tsr_barrier_threads(3);
     return arg;
 }
 
@@ -145,9 +157,19 @@ int main(int argc, char **argv)
     tsr_init(&argc, &argv);
     shared = tsr_alloc(4096);
     if (!strcmp(mode, "thread_call"))
-        on_other_thread(call_lock);
-    if (!strcmp(mode, "thread_fault"))
-        on_other_thread(write_shared);
+        on_other_thread(call_alloc);
+    if (!strcmp(mode, "thread_count")) { /* two threads, two counts: whichever comes second stops */
+        pthread_t t;
+        pthread_create(&t, NULL, team_of_three, NULL);
+        tsr_barrier_threads(2);
+        pthread_join(t, NULL);
+    }
+    if (!strncmp(mode, "thread_munin_", 13)) {
+        tsr_attr attr = TSR_ATTR_DEFAULT;
+        attr.proto = TSR_PROTO_MUNIN;
+        shared = tsr_alloc_attr(4096, &attr);
+        on_other_thread(strcmp(mode, "thread_munin_lock") ? write_shared : call_lock);
+    }
     if (!strcmp(mode, "alloc_size"))
         tsr_alloc(last() ? 8192 : 4096);
     if (!strcmp(mode, "alloc_count") && last())

@@ -183,6 +183,7 @@ static void init(void)
 
 const tsr_protocol munin_protocol = {
     .name = "munin",
+    .one_thread = 1,
     .init = init,
     .map = mu_map,
     .unmap = mu_unmap,

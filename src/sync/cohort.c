@@ -1,0 +1,125 @@
+/*
+ * cohort.c - tsr_lock and tsr_unlock held by threads: a cohort lock over
+ * the node's lock (lock.c). The node takes a lock from the job once for a
+ * run of its threads: a thread that releases it while another thread of
+ * the node waits hands it over here, with no message and no coherence
+ * work (the threads share the node's page cache, so the next holder sees
+ * every write the releaser made), up to COHORT_PASSES times in a row
+ * while a node elsewhere waits for it, so other nodes are not starved.
+ * Otherwise the node releases it as before (lock_release).
+ *
+ * One thread of the node at a time asks for a given lock, so lock.c sees
+ * one acquirer per lock, as with one application thread.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "coherence/coherence.h"
+#include "stats/stats.h"
+#include "sync/sync.h"
+#include "util/guard.h"
+#include "util/log.h"
+
+/* Hand-offs in a row to threads of this node while another node waits:
+ * enough to amortize the node's acquire over a burst of local requests,
+ * few enough that a remote waiter waits for at most that many critical
+ * sections more than under a FIFO. */
+#define COHORT_PASSES 8
+
+typedef struct cohort {
+    pthread_cond_t turn;
+    pthread_t holder;
+    int busy;       /* a thread holds it, or is taking or releasing it */
+    int node_holds; /* the node holds it from the job */
+    int waiters;    /* threads waiting for `busy` to end */
+    int passes;     /* local hand-offs since the node took it */
+} cohort;
+
+static cohort *cohorts;
+static pthread_mutex_t cohort_mutex = PTHREAD_MUTEX_INITIALIZER;
+STATS_COUNTER(lock_local_handoffs, "locks handed to a thread of the same node, no message");
+STATS_COUNTER(lock_local_waits, "lock requests that waited for a thread of the same node");
+
+void cohort_init(void)
+{
+    cohorts = calloc(TSR_MAX_LOCKS, sizeof *cohorts);
+    if (!cohorts)
+        log_die("out of memory (lock table)");
+    for (int id = 0; id < TSR_MAX_LOCKS; id++)
+        pthread_cond_init(&cohorts[id].turn, NULL);
+    stats_register(&lock_local_handoffs);
+    stats_register(&lock_local_waits);
+}
+
+void sync_thread_check(const char *fn)
+{
+    const char *proto;
+    if (!guard_is_app_thread() && (proto = coh_one_thread_kept()))
+        log_die("%s: called from a second thread while protocol %s keeps pages; it serves only "
+                "the thread that called tsr_init (docs/API.md, \"Threads\")", fn, proto);
+}
+
+static cohort *checked(const char *fn, int id)
+{
+    guard_check_any(fn);
+    if (id < 0 || id >= TSR_MAX_LOCKS)
+        log_die("%s(%d): lock id out of range [0, %d)", fn, id, TSR_MAX_LOCKS);
+    sync_thread_check(fn);
+    return &cohorts[id];
+}
+
+void tsr_lock(int id)
+{
+    cohort *c = checked("tsr_lock", id);
+    pthread_mutex_lock(&cohort_mutex);
+    if (c->busy && pthread_equal(c->holder, pthread_self()))
+        log_die("tsr_lock(%d): this thread already holds the lock (locks are not recursive)", id);
+    c->waiters++;
+    if (c->busy)
+        COUNTER_ADD(lock_local_waits, 1);
+    while (c->busy)
+        pthread_cond_wait(&c->turn, &cohort_mutex);
+    c->waiters--;
+    c->busy = 1;
+    c->holder = pthread_self();
+    int local = c->node_holds;
+    pthread_mutex_unlock(&cohort_mutex);
+    if (local)
+        return;
+    lock_acquire(id);
+    pthread_mutex_lock(&cohort_mutex);
+    c->node_holds = 1;
+    c->passes = 0;
+    pthread_mutex_unlock(&cohort_mutex);
+}
+
+/* Whether the next holder may be a waiting thread of this node. */
+static int pass_locally(const cohort *c, int id)
+{
+    return c->waiters && (c->passes < COHORT_PASSES || lock_successor(id) < 0);
+}
+
+void tsr_unlock(int id)
+{
+    cohort *c = checked("tsr_unlock", id);
+    pthread_mutex_lock(&cohort_mutex);
+    if (!c->busy || !c->node_holds || !pthread_equal(c->holder, pthread_self()))
+        log_die("tsr_unlock(%d): this thread does not hold the lock", id);
+    int local = pass_locally(c, id);
+    if (local) {
+        c->passes++;
+        c->busy = 0;
+        pthread_cond_signal(&c->turn);
+    }
+    pthread_mutex_unlock(&cohort_mutex);
+    if (local) {
+        COUNTER_ADD(lock_local_handoffs, 1);
+        return;
+    }
+    lock_release(id);
+    pthread_mutex_lock(&cohort_mutex);
+    c->node_holds = 0;
+    c->busy = 0;
+    pthread_cond_signal(&c->turn);
+    pthread_mutex_unlock(&cohort_mutex);
+}
