@@ -275,6 +275,7 @@ static const row_spec transport_rows[] = {
     {"Open MPI round trip 64 B (vs raw shm)", "mpi_64", "shm_busy_64"},
     {"Open MPI round trip 4 KiB (vs raw shm)", "mpi_4096", "shm_busy_4096"},
     {"page fetch, one page (vs AM 4 KiB)", "page_fetch", "am_echo_4096"},
+    {"remote lock acquire+release (vs AM 64 B)", "lock_remote", "am_echo_64"},
     {"contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64"},
     {"barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64"},
     {"barrier, 4 nodes (vs AM 64 B)", "barrier_4", "am_echo_64"},

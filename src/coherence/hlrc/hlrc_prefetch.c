@@ -35,6 +35,8 @@
 
 STATS_COUNTER(pages_prefetched, "pages fetched at a barrier because its notices invalidated "
                                 "them here (TSR_PREFETCH)");
+STATS_COUNTER(prefetch_waits, "waits for a barrier's prefetch replies, each for up to 32 runs "
+                              "asked at once (TSR_PREFETCH)");
 
 /* Requests out at once: their replies are at most this many runs of
  * TSR_FETCH_AHEAD pages in flight. */
@@ -47,6 +49,7 @@ static uint8_t *touched; /* per page: faulted on since its last fetch */
 void hlrc_prefetch_init(void)
 {
     stats_register(&pages_prefetched);
+    stats_register(&prefetch_waits);
     if (!cfg.prefetch)
         return;
     wanted = region_page_table(sizeof *wanted, "the prefetch list");
@@ -127,6 +130,8 @@ void hlrc_prefetch(void)
             hlrc_fetch_ask(&fw[n], &m[n], region.meta[fw[n].r.first].home);
             n++;
         }
+        if (n)
+            COUNTER_ADD(prefetch_waits, 1);
         for (int k = 0; k < n; k++) {
             waiter_wait(&fw[k].w);
             installed(&fw[k].r);
