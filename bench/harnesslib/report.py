@@ -265,6 +265,33 @@ class Report:
                            "default) against userfaultfd with exact home write detection "
                            "(TSR_DETECT=uffd).**")
 
+    def tcp_mpi(self) -> str:
+        """Tessera over TCP (the tessera runs) against Open MPI over TCP
+        (mpi-tcp): medians with the fastest and slowest run, since a shared
+        machine spreads them, and the counts, which it does not."""
+        rows = []
+        for app in self.apps:
+            for n in self.node_counts(app):
+                t, m = self.cells.get((app, "tessera", n)), self.cells.get((app, "mpi-tcp", n))
+                if not (t and m and t.seconds and m.seconds):
+                    continue
+                span = lambda c: f"{c.seconds:.3f} ({c.spread[0]:.3f}-{c.spread[1]:.3f})"
+                msgs = t.counters.get("messages")
+                fetches = t.counters.get("page_fetches")
+                rows.append([app, self.star(n, str(n)), span(t), span(m),
+                             f"{t.seconds / m.seconds:.2f}",
+                             f"{t.spread[0] / m.spread[1]:.2f}-{t.spread[1] / m.spread[0]:.2f}",
+                             f"{msgs:.0f}" if msgs is not None else "—",
+                             f"{fetches:.0f}" if fetches is not None else "—"])
+        if not rows:
+            return ""
+        return ("**Between hosts: Tessera over TCP against Open MPI over TCP.** Seconds: "
+                "median (fastest-slowest); ratio = Tessera / MPI medians, and its range "
+                "from the two spreads; Tessera's messages and page fetches (medians, all "
+                "nodes).\n\n"
+                + table(["application", "nodes", "Tessera tcp s", "MPI tcp s", "ratio",
+                         "ratio range", "messages", "page fetches"], rows, "l"))
+
     def transport(self) -> str:
         """The transport backends (TSR_TRANSPORT): the figures that choose
         the default."""
@@ -323,7 +350,8 @@ class Report:
                  f"{h} Against the papers"]
         parts += [s for s in (self.munin("mm", 3, "Matrix Multiply"),
                               self.munin("sor", 5, "SOR"), self.nautilus(), self.detection(),
-                              self.access(), self.transport(), self.fetch()) if s]
+                              self.access(), self.tcp_mpi(), self.transport(),
+                              self.fetch()) if s]
         parts += [f"{h} Verification", self.failures()]
         if self.oversubscribed:
             parts.append(f"\\* more nodes (processes) than the machine's {self.cores} cores: "

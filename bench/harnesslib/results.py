@@ -27,6 +27,7 @@ class Cell:
     size: str
     passed: int
     total: int
+    spread: tuple[float, float] | None = None  # fastest and slowest passing run
 
 
 Key = tuple[str, str, int]
@@ -47,7 +48,7 @@ def summarize(runs: list[Run]) -> dict[Key, Cell]:
                 counters[col] = statistics.median(vals)
         size = next((r.size for r in group if r.size), "")
         cells[key] = Cell(statistics.median(secs) if secs else None, counters, size,
-                          len(good), len(group))
+                          len(good), len(group), (min(secs), max(secs)) if secs else None)
     return cells
 
 

@@ -26,7 +26,9 @@
  *   cores, paired.c)
  *   remote page fetch (fault + request + 4 KiB reply + mprotect), one page
  *   at a time and sequentially (readahead batches the fetches), and after a
- *   range check of the pages (runs of TSR_FETCH_AHEAD, no faults)
+ *   range check of the pages (runs of TSR_FETCH_AHEAD, no faults); a node
+ *   run turns the prefetch at barriers off (TSR_PREFETCH=off unless set),
+ *   since it would fetch the pages each round rereads before they are timed
  *   remote lock acquire, contended lock hand-off (at 4 nodes also with the
  *   lock managed by a third node); barrier at 2 and 4 nodes
  *   diff encode / decode of one 4 KiB page (one word, all, every other)
@@ -77,6 +79,7 @@
 
 static int node_run(int argc, char **argv)
 {
+    setenv("TSR_PREFETCH", "off", 0);
     tsr_init(&argc, &argv);
     wakeups_init();
     if (argc > 2 && !strcmp(argv[2], "detect")) {
@@ -276,6 +279,7 @@ static const row_spec transport_rows[] = {
     {"Open MPI round trip 64 B (vs raw shm)", "mpi_64", "shm_busy_64"},
     {"Open MPI round trip 4 KiB (vs raw shm)", "mpi_4096", "shm_busy_4096"},
     {"page fetch, one page (vs AM 4 KiB)", "page_fetch", "am_echo_4096"},
+    {"remote lock acquire+release (vs AM 64 B)", "lock_remote", "am_echo_64"},
     {"contended lock hand-off (vs AM 64 B)", "lock_handoff", "am_echo_64"},
     {"barrier, 2 nodes (vs AM 64 B)", "barrier_2", "am_echo_64"},
     {"barrier, 4 nodes (vs AM 64 B)", "barrier_4", "am_echo_64"},

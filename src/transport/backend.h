@@ -63,11 +63,17 @@ typedef struct tsr_backend {
      * this node's comm thread, and take_replies(peer) delivers the reply
      * at the front of the link if am_direct() accepts it, returning how
      * many it delivered, and wakes the comm thread for anything else it
-     * finds. Any thread, async-signal-safe; poll_end wakes the comm thread
-     * if something it left behind waits. */
+     * finds (or returns -1, having handed the link back to the comm thread,
+     * when what waits at its front is not a reply it may take: the waiter
+     * then leaves its reply to the comm thread). Any thread,
+     * async-signal-safe; poll_end wakes the comm thread if something it
+     * left behind waits. */
     int (*poll_begin)(int peer);
     void (*poll_end)(int peer);
     int (*take_replies)(int peer);
+    /* With take_replies: the turns a waiter spins between offers of its
+     * core (wait.c), which depend on what a look costs. */
+    unsigned take_yield;
     /* Optional (NULL: am_poll does nothing). For am_poll, on an application
      * thread that holds the serve lock while the comm thread sleeps:
      * arrived() says at little cost whether anything waits on the links;

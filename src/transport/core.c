@@ -49,7 +49,7 @@
  * loaded machine) does not alone decide how soon a stopped node is seen. */
 #define WATCHERS 2
 
-STATS_COUNTER(replies_taken, "replies the waiting thread took off the link itself (shm)");
+STATS_COUNTER(replies_taken, "replies the waiting thread took off the link itself (shm, tcp)");
 STATS_COUNTER(comm_wakeups, "sleeping comm threads this node woke, its own or a peer's (shm doorbells)");
 STATS_COUNTER(polls, "polls (tsr_poll) that found messages waiting and the comm thread asleep");
 STATS_COUNTER(polled_messages, "messages an application thread delivered in a poll");
@@ -194,7 +194,7 @@ int core_replies_begin(int peer) { return backend->poll_begin && backend->poll_b
 int core_take_replies(int peer)
 {
     int n = backend->take_replies(peer);
-    if (n) /* most looks find nothing, and need no locked add */
+    if (n > 0) /* most looks find nothing, and need no locked add */
         COUNTER_ADD(replies_taken, n);
     return n;
 }
@@ -202,6 +202,8 @@ int core_take_replies(int peer)
 void core_count_wakeup(void) { COUNTER_ADD(comm_wakeups, 1); }
 
 void core_replies_end(int peer) { backend->poll_end(peer); }
+
+unsigned core_take_yield(void) { return backend->take_yield; }
 
 void core_wait_begin(void) { atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed); }
 

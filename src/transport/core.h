@@ -59,10 +59,13 @@ void core_expect_reply(void);
 /* For wait.c: a thread that spins for a reply from `peer` takes it off
  * that peer's link itself where the backend can (backend.h, poll_begin).
  * begin returns 0 when it cannot; take returns how many replies it
- * delivered; end follows a begin that returned 1. Async-signal-safe. */
+ * delivered, or -1 when the link is the comm thread's again; end follows
+ * a begin that returned 1. Async-signal-safe. */
 int core_replies_begin(int peer);
 int core_take_replies(int peer);
 void core_replies_end(int peer);
+/* The turns between a taking waiter's offers of its core (backend.h). */
+unsigned core_take_yield(void);
 /* For wait.c: a thread waits (spinning or asleep) between the two, so the
  * comm thread may poll without taking a core from computation (hybrid).
  * Async-signal-safe. */

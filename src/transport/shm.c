@@ -50,6 +50,7 @@
 #include "transport/shm_hosts.h"
 #include "transport/shm_read.h"
 #include "transport/stream.h"
+#include "transport/wait.h"
 #include "util/spin.h"
 #include "util/config.h"
 #include "util/cpu.h"
@@ -451,6 +452,7 @@ const tsr_backend shm_backend = {.name = "shm",
                                  .poll_begin = shm_poll_begin,
                                  .poll_end = shm_poll_end,
                                  .take_replies = shm_take_replies,
+                                 .take_yield = WAIT_YIELD_FOR_PEER,
                                  .arrived = shm_arrived,
                                  .receive = shm_receive,
                                  .peer_memory = shm_peer_memory};

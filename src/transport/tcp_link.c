@@ -5,13 +5,22 @@
  * thread hop); otherwise the message joins the queue and the comm thread
  * flushes it when the socket drains. The comm thread itself never blocks on
  * a write, so two nodes sending each other large messages cannot deadlock.
+ *
+ * Two kinds of thread read the socket, one at a time (`reading`): the
+ * serving thread, which reads all there is into the stream and dispatches
+ * every message, and a thread waiting for a reply, which takes the message
+ * at the socket's front only if am_direct says it is that reply (as over
+ * shm, shm_read.c).
  */
 #include "transport/tcp_link.h"
 
 #include <errno.h>
+#include <linux/sockios.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -121,7 +130,7 @@ void tcp_link_serve(tcp_link *l, short revents)
     }
 }
 
-int tcp_link_read(tcp_link *l)
+static int read_all(tcp_link *l)
 {
     for (;;) {
         size_t room;
@@ -135,4 +144,77 @@ int tcp_link_read(tcp_link *l)
             return 0;
         rx_commit(&l->rx, (size_t)n);
     }
+}
+
+/* A waiting thread that holds `reading` will leave what it does not take
+ * to this thread (tcp.c watches the socket again for it). */
+int tcp_link_read(tcp_link *l)
+{
+    if (!spin_trylock(&l->reading))
+        return 1;
+    int open = read_all(l);
+    spin_unlock(&l->reading);
+    return open;
+}
+
+static ssize_t recv_some(int fd, void *buf, size_t len, int flags)
+{
+    ssize_t n;
+    do
+        n = recv(fd, buf, len, flags | MSG_DONTWAIT);
+    while (n < 0 && errno == EINTR);
+    return n;
+}
+
+/* Reads the `total` bytes the kernel holds (SIOCINQ said so) and no other
+ * thread reads: anything short of them is a broken stream. */
+static void read_exactly(tcp_link *l, char *buf, size_t total)
+{
+    while (total) {
+        ssize_t n = recv_some(l->fd, buf, total, 0);
+        if (n <= 0)
+            log_die_status(1, "the reply from node %d vanished from its socket: %s", l->node,
+                           n ? "read error" : "end of file");
+        buf += n;
+        total -= (size_t)n;
+    }
+}
+
+/* tcp_link_take, under `reading`: the header is looked at (MSG_PEEK) and
+ * checked, and the message read only once it is all in, so that what is
+ * not this thread's stays on the socket for the serving thread. A peer
+ * that only answers this way is still heard: its heartbeats go to the
+ * serving thread. */
+static int take_front(tcp_link *l)
+{
+    size_t room;
+    char *buf = rx_space(&l->rx, &room);
+    if (l->fd < 0 || !rx_idle(&l->rx))
+        return -1;
+    tsr_msg_hdr h;
+    ssize_t n = recv_some(l->fd, &h, STREAM_HDR, MSG_PEEK);
+    if (n < 0)
+        return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+    if (n == 0)
+        return -1; /* the end of file is the serving thread's */
+    if ((size_t)n < STREAM_HDR)
+        return 0;
+    size_t total = STREAM_BYTES(h.len);
+    int have;
+    if (total > room || !am_direct(l->node, &h) || ioctl(l->fd, SIOCINQ, &have) < 0)
+        return -1;
+    if ((size_t)have < total)
+        return 0;
+    read_exactly(l, buf, total);
+    am_dispatch_direct(l->node, &h, buf + STREAM_HDR);
+    return 1;
+}
+
+int tcp_link_take(tcp_link *l)
+{
+    if (!spin_trylock(&l->reading))
+        return 0; /* the serving thread reads it now */
+    int took = take_front(l);
+    spin_unlock(&l->reading);
+    return took;
 }

@@ -16,6 +16,8 @@ typedef struct tcp_link {
     int fd, node;     /* the socket (-1: closed, or no link) and the peer */
     spin_t lock;      /* guards head/tail and writing to fd */
     am_msg *head, *tail;
+    spin_t reading;   /* held by the one thread reading fd and rx */
+    _Atomic int polled; /* threads waiting for a reply they may take (tcp.c) */
     rx_stream rx;
 } tcp_link;
 
@@ -32,8 +34,17 @@ void tcp_link_flush(tcp_link *l);
  * answer costs the comm thread one more turn. */
 int tcp_link_queued(const tcp_link *l);
 /* Reads until the socket is empty, delivering every whole message.
- * Returns 0 at the peer's end of file (or a broken connection). */
+ * Returns 0 at the peer's end of file (or a broken connection); 1 also
+ * when a waiting thread reads the socket now (tcp_link_take). The serving
+ * thread only (core_serving). */
 int tcp_link_read(tcp_link *l);
+/* For a thread waiting for a reply (backend.h's take_replies): delivers
+ * the message at the front of the socket on the calling thread if
+ * am_direct accepts it. 1 if delivered, 0 if nothing whole is there yet,
+ * -1 if what is there is the serving thread's (another message, the end
+ * of file, or a message the serving thread has begun to read).
+ * Async-signal-safe. */
+int tcp_link_take(tcp_link *l);
 /* The comm thread, after poll(2) gave the socket `revents`: writes what
  * waits, reads what came; at the end of file tells the core and closes. */
 void tcp_link_serve(tcp_link *l, short revents);

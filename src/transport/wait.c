@@ -21,9 +21,25 @@ void waiter_done(waiter *w)
 
 static uint32_t count(waiter *w) { return atomic_load(&w->pending) & ~WAITER_SLEEPS; }
 
+/* One look of a direct waiter (see spin) at its peer's link: 1 if it took
+ * a reply, or if the link went back to the comm thread (-1 from the
+ * backend), which ends the direct wait: the comm thread is then told to
+ * poll for the reply. */
+static int take(waiter *w, int *direct, unsigned *every)
+{
+    int took = core_take_replies(w->reply_from);
+    if (took >= 0)
+        return took;
+    core_replies_end(w->reply_from);
+    *direct = 0;
+    *every = WAIT_YIELD_FOR_COMM;
+    am_expect_reply();
+    return 1;
+}
+
 /* The spin before sleeping, as TSR_PROGRESS says. A waiter for a reply it
  * may take (waiter_init_taken) polls its peer's link itself where the
- * backend lets it (shm, a peer on this host), so the reply needs no comm
+ * backend lets it (shm, a peer on this host; tcp), so the reply needs no comm
  * thread on this node; otherwise the comm thread is told to poll for it. */
 static void spin(waiter *w)
 {
@@ -39,11 +55,14 @@ static void spin(waiter *w)
      * core: yielding every 8 turns rather than 64 took a 2-node barrier
      * over shm from 15 to 9.5 us, over TCP from 138 to 39 (tsr_micro,
      * medians). Seldom when this thread takes the reply itself: the work
-     * is then on the peer's core. The clock is read as seldom: a read
-     * costs as much as a turn. */
-    unsigned every = direct ? WAIT_YIELD_FOR_PEER : WAIT_YIELD_FOR_COMM;
+     * is then on the peer's core; but not as seldom when each look is a
+     * system call (tcp): 64 such looks kept a peer that shared this core
+     * waiting so long that a 64 B AM round trip took 21 us rather than
+     * 7.3 (tsr_micro, loaded machine). The clock is read as seldom: a
+     * read costs as much as a turn. */
+    unsigned every = direct ? core_take_yield() : WAIT_YIELD_FOR_COMM;
     for (unsigned i = 1; count(w); i++) {
-        if (direct && core_take_replies(w->reply_from))
+        if (direct && take(w, &direct, &every))
             continue;
         if (i % every == 0) {
             if (cfg.progress == PROGRESS_HYBRID && now_s() > until)

@@ -38,7 +38,7 @@ static inline void waiter_init(waiter *w, uint32_t count)
 }
 /* A waiter for one reply from `peer`, of a type registered with
  * am_register_direct: while it spins, it takes the reply off that peer's
- * link itself where the backend lets it (shm, a peer on this host), and
+ * link itself where the backend lets it (shm, a peer on this host; tcp), and
  * the comm thread is not asked to poll. Any other waiter leaves its
  * replies to the comm thread, which polls for them (hybrid): that thread
  * has their handlers to run anyway. */

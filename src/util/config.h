@@ -51,6 +51,8 @@ typedef struct tsr_config {
     detect_t detect;          /* TSR_DETECT: segv | uffd | auto */
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */
     uint32_t fetch_ahead;     /* TSR_FETCH_AHEAD: most pages one fetch brings */
+    int prefetch;             /* TSR_PREFETCH=off | notices (default): fetch at a barrier
+                                 the pages its notices invalidated */
     int fetch_direct;         /* TSR_FETCH=message | direct (default): copy from a
                                * home on this host (memory/peers.c) */
     unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */

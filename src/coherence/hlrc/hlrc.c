@@ -190,6 +190,7 @@ static void unmap(uint32_t first, uint32_t n)
  * as a read on an invalid one (a write then faults once more). */
 static void fault(uint32_t p, int is_write)
 {
+    hlrc_prefetch_touched(p);
     switch (hlrc_state(p)) {
     case HOME_READ:
         if (hlrc_mc_offered(p) && is_write != 1) { /* a read, or unknown */
@@ -486,17 +487,18 @@ static void on_diff_ack(int src, const tsr_msg_hdr *h, void *payload)
 
 /* ---- Acquire: invalidation ------------------------------------------------ */
 
-void hlrc_invalidate(uint32_t p, uint32_t version)
+int hlrc_invalidate(uint32_t p, uint32_t version)
 {
     page_meta *m = &region.meta[p];
     if (hlrc_is_home(p))
         hlrc_mc_noticed(p);
     if (hlrc_is_home(p) || hlrc_state(p) == INVALID || atomic_load(&m->version) >= version)
-        return;
+        return 0;
     hlrc_set_state(p, INVALID);
     detect_set_access(p, 1, ACCESS_NONE);
     STAT_ADD(invalidations, 1);
     TRACE_MARK(EV_INVALIDATE, 0, p, 0);
+    return 1;
 }
 
 /* A replicated section needs each home page's first write to fault: that
@@ -539,6 +541,7 @@ static void init(void)
     stats_register(&write_notices);
     stats_register(&release_pages);
     hlrc_fetch_init();
+    hlrc_prefetch_init();
     am_register(MSG_DIFF, on_diff);
     am_register(MSG_DIFF_ACK, on_diff_ack);
 }

@@ -48,8 +48,9 @@ typedef struct fetch_wait {
 /* A page reply or push: n u32 versions (padded to 8 bytes), then n pages. */
 #define REP_PAGES_AT(n) (((size_t)(n) * 4 + 7) & ~(size_t)7)
 
-/* hlrc.c: a notice invalidates the cached copy if it is older. */
-void hlrc_invalidate(uint32_t page, uint32_t version);
+/* hlrc.c: a notice invalidates the cached copy if it is older; returns
+ * whether it did. */
+int hlrc_invalidate(uint32_t page, uint32_t version);
 
 /* hlrc.c: whether this node is page p's home; whether this code keeps
  * page p (its protocol is hlrc or its variant, scope); another node began
@@ -72,6 +73,19 @@ void hlrc_page_fetch(uint32_t p);
  * as long as they are invalid with p's home (a range check); returns how
  * many. Pages after p are left READ, p to the caller. */
 uint32_t hlrc_fetch_run(uint32_t p, uint32_t max, uint32_t stride);
+/* Asks the home for fw->r without waiting: fw's waiter ends when the reply
+ * is in (on_page_rep). fw and m are the caller's until then. */
+void hlrc_fetch_ask(fetch_wait *fw, am_msg *m, int home);
+
+/* hlrc_prefetch.c: at a barrier (TSR_PREFETCH=notices), the pages its
+ * notices invalidated here are noted as they are (barrier_apply), then
+ * fetched in runs, every request out before the first wait (barrier_done).
+ * The application thread. */
+void hlrc_prefetch_init(void);
+void hlrc_prefetch_note(uint32_t page);
+/* A fault on page p (hlrc.c): the program uses it. Async-signal-safe. */
+void hlrc_prefetch_touched(uint32_t page);
+void hlrc_prefetch(void);
 
 /* hlrc_notices.c: records a notice this node made (a new version), with
  * the notices of its page's protocol (hlrc or scope); `home`: of a page

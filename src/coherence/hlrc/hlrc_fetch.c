@@ -90,15 +90,19 @@ static fetch_run plan_fetch(uint32_t p)
     return r;
 }
 
+void hlrc_fetch_ask(fetch_wait *fw, am_msg *m, int home)
+{
+    waiter_init_taken(&fw->w, home);
+    am_post(home, m, MSG_PAGE_REQ, fw->r.first | (uint64_t)hlrc_mc_section() << 32,
+            req_open(home, MSG_PAGE_REP, fw), fw->r.n | (uint64_t)fw->r.stride << 32, NULL, 0);
+}
+
 /* Asks run r's home for it, and waits for the reply (on_page_rep). */
 static void fetch_by_message(fetch_run r, int home)
 {
     fetch_wait fw = {.r = r};
     am_msg m;
-    waiter_init_taken(&fw.w, home);
-    am_post(home, &m, MSG_PAGE_REQ, r.first | (uint64_t)hlrc_mc_section() << 32,
-            req_open(home, MSG_PAGE_REP, &fw),
-            r.n | (uint64_t)r.stride << 32, NULL, 0);
+    hlrc_fetch_ask(&fw, &m, home);
     waiter_wait(&fw.w);
 }
 
@@ -160,8 +164,12 @@ static void fetch_run_of(fetch_run r)
     int home = region.meta[p].home;
     if (!copy_direct(r, home))
         fetch_by_message(r, home);
-    for (uint32_t i = 1; i < r.n; i++)
+    /* Readahead's pages count as touched: one not used is prefetched at
+     * most once more (hlrc_prefetch.c). */
+    for (uint32_t i = 1; i < r.n; i++) {
         hlrc_set_state(p + i * r.stride, READ);
+        hlrc_prefetch_touched(p + i * r.stride);
+    }
     if (r.n > 1 && r.stride == 1)
         detect_set_access(p + 1, r.n - 1, ACCESS_READ);
     else

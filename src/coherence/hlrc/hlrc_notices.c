@@ -109,10 +109,10 @@ static void encode(const notice_set *s, uint32_t since, pbuf *out)
 
 /* The notice applies if the page is still the policy's (it may have been
  * freed since the notice was made). */
-static void apply(const policy *pol, uint32_t page, uint32_t version)
+static int apply(const policy *pol, uint32_t page, uint32_t version)
 {
-    if (page < region.npages && coh_protocol_of(page) == pol->proto)
-        hlrc_invalidate(page, version);
+    return page < region.npages && coh_protocol_of(page) == pol->proto &&
+           hlrc_invalidate(page, version);
 }
 
 static lock_notices *managed_lock(policy *pol, int lock)
@@ -273,7 +273,8 @@ static int barrier_apply(policy *pol, const void *p, size_t len)
     if (notice_merge_wire(&pol->global, p, len))
         return -1;
     for (uint32_t i = 0; i < pol->global.n; i++)
-        apply(pol, pol->global.e[i].page, pol->global.e[i].version);
+        if (apply(pol, pol->global.e[i].page, pol->global.e[i].version))
+            hlrc_prefetch_note(pol->global.e[i].page);
     pthread_mutex_lock(&pol->managed_mutex);
     for (int id = cfg.node; pol->managed && id < COH_LOCK_SLOTS; id += cfg.nodes)
         if (pol->managed[id].set.n)
@@ -284,6 +285,7 @@ static int barrier_apply(policy *pol, const void *p, size_t len)
 
 static void barrier_done(policy *pol)
 {
+    hlrc_prefetch();
     notice_clear(&pol->known);
     notice_clear(&pol->homed);
     for (int id = 0; pol->held && id < COH_LOCK_SLOTS; id++)
