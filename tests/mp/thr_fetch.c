@@ -5,10 +5,12 @@
  * them with 2, then 4 threads that start together, and counts what
  * brought the pages: exactly one page fetch (home-based protocol) or one
  * diff request (lazy protocol: node 0 is each page's one writer) per
- * page. */
+ * page. Prefetching at barriers is off: it would bring the second round's
+ * pages before any thread faults on them. */
 /* tsr-test: threads */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "counter.h"
 #include "tessera.h"
@@ -40,6 +42,7 @@ static uint64_t fetches(void)
 
 int main(int argc, char **argv)
 {
+    setenv("TSR_PREFETCH", "off", 1);
     tsr_init(&argc, &argv);
     tsr_attr attr = TSR_ATTR_DEFAULT;
     attr.home = TSR_HOME_NODE; /* the lazy protocol ignores homes */
