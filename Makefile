@@ -30,6 +30,17 @@ OBJCOPY ?= objcopy
 
 LIB_SRCS := $(wildcard src/*/*.c src/*/*/*.c)
 LIB_SRCS := $(filter-out src/launcher/%,$(LIB_SRCS))
+# The UCX backend (TSR_TRANSPORT=ucx) is built when pkg-config finds UCX
+# (scripts/deps.sh ucx installs it); `make UCX=no` leaves it out, and the
+# backend then refuses with a message saying how to get it.
+UCX ?= $(shell pkg-config --exists ucx 2>/dev/null && echo yes)
+ifeq ($(UCX),yes)
+CPPFLAGS += -DTSR_HAVE_UCX $(shell pkg-config --cflags ucx)
+UCX_LIBS := $(shell pkg-config --libs ucx)
+LDLIBS   += $(UCX_LIBS)
+else
+LIB_SRCS := $(filter-out src/transport/ucx%,$(LIB_SRCS))
+endif
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TSRUN    := $(BUILD)/bin/tsrun
 
@@ -460,7 +471,7 @@ install: lib $(TSRUN) $(if $(HAVE_LLVM),$(CAS_PLUGIN))
 	install -m 755 $(LIBSO_FILE) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_FILE))
 	ln -sf $(notdir $(LIBSO_FILE)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_NAME))
 	ln -sf $(notdir $(LIBSO_NAME)) $(DESTDIR)$(PREFIX)/lib/libtessera.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' tessera.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' -e 's|@UCX_LIBS@|$(UCX_LIBS)|' tessera.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tessera.pc
 	install -d $(DESTDIR)$(PREFIX)/lib/cmake/Tessera $(DESTDIR)$(PREFIX)/share/man/man1
 	for f in TesseraConfig TesseraConfigVersion; do \

@@ -462,6 +462,13 @@ static const tsr_backend *choose(void)
         return &shm_backend;
     case TRANSPORT_UDP:
         return &udp_backend;
+    case TRANSPORT_UCX:
+#ifdef TSR_HAVE_UCX
+        return &ucx_backend;
+#else
+        log_die("TSR_TRANSPORT=ucx: this Tessera was built without UCX (install libucx-dev, "
+                "e.g. scripts/deps.sh ucx, then rebuild: the Makefile finds it with pkg-config)");
+#endif
     case TRANSPORT_AUTO:
         /* The rings between the nodes of each host, TCP between hosts
          * (shm_hosts.h): TCP alone when no host has two nodes. */
