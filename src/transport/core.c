@@ -218,6 +218,8 @@ int core_drain_self(void)
 
 void core_heard(int src) { life[src].arrivals++; }
 
+int core_peer_left(int peer) { return atomic_load(&life[peer].bye); }
+
 /* Tells every other node that `failed` failed (-1: no one node, the job is
  * stopped as a whole), `cause` saying how, e.g. "was killed by signal 9",
  * so that it names that node rather than this one, whose link it will see

@@ -76,6 +76,8 @@ void sendq_shrank(int peer, size_t bytes);
 /* Bytes arrived from src: it is alive, even in the middle of a message too
  * long to arrive within TSR_HEARTBEAT. Comm thread only. */
 void core_heard(int src);
+/* 1 once the peer's MSG_BYE has arrived. Comm thread. */
+int core_peer_left(int peer);
 /* The peer's link ended: expected after its MSG_BYE, otherwise it failed
  * (this node stops, naming it). Returns only in the first case. */
 void core_link_closed(int peer);

@@ -7,10 +7,12 @@
  * the bootstrap's authenticated TCP mesh (boot.c), which then stays open
  * only to say when a peer is gone, as under udp.
  *
- * A UCX worker is not async-signal-safe, nor shared between threads here:
- * only the comm thread calls UCX. Other threads, the fault path among
- * them, queue their message and wake it; the comm thread itself, replying
- * from a handler, sends at once once what others queued has gone.
+ * A UCX worker is not async-signal-safe: only the thread that holds the
+ * core's serve lock calls UCX (the comm thread, or an application thread
+ * in am_poll while it sleeps), so the worker is SERIALIZED. Other threads,
+ * the fault path among them, queue their message and wake the comm thread;
+ * the serving thread, replying from a handler, sends at once once what
+ * others queued has gone.
  *
  * Nothing trusted from the wire: an active message names its sender in
  * its header, which UCX does not check, so each carries the token the
@@ -21,6 +23,8 @@
  */
 #include "transport/ucx.h"
 
+#include <signal.h>
+#include <ucs/debug/debug.h>
 #include <ucs/debug/log_def.h>
 
 #include <errno.h>
@@ -44,6 +48,8 @@
 
 #define AM_ID 0x7e5 /* the one active-message id Tessera uses */
 #define HELLO_MAGIC 0x55435831u /* "UCX1" */
+/* How long a peer's MSG_BYE may trail the end of its TCP connection. */
+#define MESH_GRACE_S 1.0
 
 /* What goes in each active message's header: ours, and the receiver's
  * token for this sender with the sender's sequence number toward it. */
@@ -306,8 +312,14 @@ static void watch_mesh(int j)
         log_die_status(1, "protocol error: node %d wrote on its TCP connection, which the ucx "
                        "transport does not use (does node %d run with another TSR_TRANSPORT?)",
                        j, j);
-    collect();
-    deliver();
+    /* A peer that leaves sent its MSG_BYE, and flushed it, before its
+     * process closed this connection; but the bye travels on UCX's own
+     * link, which may deliver it a moment after this one's end. */
+    double until = now_s() + MESH_GRACE_S;
+    do {
+        collect();
+        deliver();
+    } while (!core_peer_left(j) && now_s() < until);
     core_link_closed(j);
     close(pfd[SLOT_MESH + j].fd);
     boot.peer_fd[j] = pfd[SLOT_MESH + j].fd = -1;
@@ -347,6 +359,20 @@ static int ucx_progress(int timeout_ms)
     return busy;
 }
 
+/* For am_poll, under the serve lock while the comm thread sleeps, and so
+ * with the worker armed: its descriptor says whether anything came. */
+static int ucx_arrived(void)
+{
+    struct pollfd p = {worker_fd, POLLIN, 0};
+    return poll(&p, 1, 0) > 0;
+}
+
+static void ucx_receive(void)
+{
+    collect();
+    deliver();
+}
+
 static int ucx_idle(void)
 {
     return !__atomic_load_n(&queue_head, __ATOMIC_ACQUIRE) && atomic_load(&in_flight) == 0;
@@ -359,6 +385,13 @@ static void peer_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 
 static void open_context(void)
 {
+    /* UCX's memory hooks, installed as its libraries load unless
+     * UCX_MEM_EVENTS=no (which tsrun sets), crash a program whose globals
+     * are shared (TSR_SHARE_GLOBALS): Tessera needs no memory events. */
+    const char *events = getenv("UCX_MEM_EVENTS");
+    if (cfg.share_globals && (!events || strcmp(events, "no")))
+        log_die("TSR_SHARE_GLOBALS=1 with TSR_TRANSPORT=ucx needs UCX_MEM_EVENTS=no in every "
+                "node's environment (tsrun sets it; pass it with srun --export or mpirun -x)");
     ucp_config_t *conf;
     ucx_check(ucp_config_read(NULL, NULL, &conf), "reading UCX's configuration");
     ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES,
@@ -366,8 +399,14 @@ static void open_context(void)
     ucs_status_t st = ucp_init(&prm, conf, &context);
     ucp_config_release(conf);
     ucx_check(st, "ucp_init found no transport for active messages and one-sided reads");
+    /* UCX catches SIGSEGV and SIGBUS to print a backtrace (UCX_ERROR_SIGNALS),
+     * and would thus stand, through detect/chain.c, as the program's own
+     * handler behind the runtime's: a program's fault must end it as it
+     * would without UCX. */
+    ucs_debug_disable_signal(SIGSEGV);
+    ucs_debug_disable_signal(SIGBUS);
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+                              .thread_mode = UCS_THREAD_MODE_SERIALIZED};
     ucx_check(ucp_worker_create(context, &wp, &worker), "creating the worker");
     ucx_check(ucp_worker_get_efd(worker, &worker_fd), "getting the worker's event descriptor");
     ucp_am_handler_param_t hp = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
@@ -467,25 +506,24 @@ static void ucx_start(void)
 
 /* Flushes what this node sent (its MSG_BYE among it) before the endpoints
  * close; a peer that already left fails the flush, which is fine now. */
-static void ucx_stop(void)
+/* Progresses the worker until r is done or the deadline passes: a peer
+ * that has gone fails or outlasts it, which no longer matters then. */
+static void settle(ucs_status_ptr_t r, double deadline)
 {
-    ucp_request_param_t prm = {0};
-    ucs_status_ptr_t r = ucp_worker_flush_nbx(worker, &prm);
-    double deadline = now_s() + 2;
     while (UCS_PTR_IS_PTR(r) && ucp_request_check_status(r) == UCS_INPROGRESS && now_s() < deadline)
         ucp_worker_progress(worker);
     if (UCS_PTR_IS_PTR(r))
         ucp_request_free(r);
-    prm = (ucp_request_param_t){.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                                .flags = UCP_EP_CLOSE_FLAG_FORCE};
+}
+
+static void ucx_stop(void)
+{
+    ucp_request_param_t prm = {0};
+    double deadline = now_s() + 2;
+    settle(ucp_worker_flush_nbx(worker, &prm), deadline);
     for (int j = 0; j < cfg.nodes; j++) {
-        if (!peers[j].ep)
-            continue;
-        r = ucp_ep_close_nbx(peers[j].ep, &prm);
-        while (UCS_PTR_IS_PTR(r) && ucp_request_check_status(r) == UCS_INPROGRESS)
-            ucp_worker_progress(worker);
-        if (UCS_PTR_IS_PTR(r))
-            ucp_request_free(r);
+        if (peers[j].ep)
+            settle(ucp_ep_close_nbx(peers[j].ep, &prm), deadline);
         if (boot.peer_fd[j] >= 0)
             close(boot.peer_fd[j]);
     }
@@ -500,6 +538,8 @@ const tsr_backend ucx_backend = {.name = "ucx",
                                  .start = ucx_start,
                                  .post = ucx_post,
                                  .progress = ucx_progress,
+                                 .arrived = ucx_arrived,
+                                 .receive = ucx_receive,
                                  .wake = ucx_wake,
                                  .idle = ucx_idle,
                                  .stop = ucx_stop};
