@@ -8,8 +8,8 @@
 . tests/lib.sh
 H=1
 
-stop_test() { # transport nodes victim
-    local t=$1 n=$2 v=$3 name="heartbeat/$1: kill -STOP node $3 of $2"
+stop_test() { # transport nodes victim (UCX_TLS from the caller's environment)
+    local t=$1 n=$2 v=$3 name="heartbeat/$1${UCX_TLS:+ UCX_TLS=$UCX_TLS}: kill -STOP node $3 of $2"
     TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n "$n" $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
     local job=$!
     if ! wait_ready "$LOG/out" "$n"; then kill $job; bad "$name (never ready)" "$LOG/err"; return; fi
@@ -37,6 +37,8 @@ stop_test shm 2 0
 stop_test udp 3 1
 stop_test shm 8 5
 stop_test udp 8 3
+UCX_TLS=tcp stop_test ucx 3 1
+UCX_TLS=posix,self stop_test ucx 3 1
 
 # A job with WHO stopped for SECONDS under TSR_HEARTBEAT=HB and then
 # continued must end with every node passing. One node stopped for less
