@@ -36,7 +36,10 @@ LIB_SRCS := $(filter-out src/launcher/%,$(LIB_SRCS))
 UCX ?= $(shell pkg-config --exists ucx 2>/dev/null && echo yes)
 ifeq ($(UCX),yes)
 CPPFLAGS += -DTSR_HAVE_UCX $(shell pkg-config --cflags ucx)
-UCX_LIBS := $(shell pkg-config --libs ucx)
+# The library refers to UCX weakly (a program linked without UCX still
+# links, and refuses TSR_TRANSPORT=ucx), so the linker must keep UCX's
+# libraries that only weak references name.
+UCX_LIBS := -Wl,--push-state,--no-as-needed $(shell pkg-config --libs ucx) -Wl,--pop-state
 LDLIBS   += $(UCX_LIBS)
 else
 LIB_SRCS := $(filter-out src/transport/ucx%,$(LIB_SRCS))

@@ -21,9 +21,8 @@
  * a gap would be a bug, which stops the job rather than reorder a
  * protocol).
  */
-#include "transport/ucx.h"
-
 #include <signal.h>
+#include <ucp/api/ucp.h>
 #include <ucs/debug/debug.h>
 #include <ucs/debug/log_def.h>
 
@@ -45,6 +44,31 @@
 #include "util/io.h"
 #include "util/log.h"
 #include "util/spin.h"
+
+/* Weak, so that a program linked with libtessera.a but not with UCX's
+ * libraries still links: TSR_TRANSPORT=ucx then refuses (ucx_start). */
+#pragma weak ucp_init_version
+#pragma weak ucp_config_read
+#pragma weak ucp_config_release
+#pragma weak ucp_cleanup
+#pragma weak ucp_worker_create
+#pragma weak ucp_worker_destroy
+#pragma weak ucp_worker_get_efd
+#pragma weak ucp_worker_arm
+#pragma weak ucp_worker_progress
+#pragma weak ucp_worker_get_address
+#pragma weak ucp_worker_release_address
+#pragma weak ucp_worker_set_am_recv_handler
+#pragma weak ucp_worker_flush_nbx
+#pragma weak ucp_ep_create
+#pragma weak ucp_ep_close_nbx
+#pragma weak ucp_am_send_nbx
+#pragma weak ucp_request_check_status
+#pragma weak ucp_request_free
+#pragma weak ucs_status_string
+#pragma weak ucs_log_push_handler
+#pragma weak ucs_log_pop_handler
+#pragma weak ucs_debug_disable_signal
 
 #define AM_ID 0x7e5 /* the one active-message id Tessera uses */
 #define HELLO_MAGIC 0x55435831u /* "UCX1" */
@@ -85,27 +109,12 @@ static log_rate drop_rate = {.what = "dropped UCX active messages"};
 static struct pollfd *pfd;
 enum { SLOT_WAKE, SLOT_WORKER, SLOT_CORE, SLOT_MESH = SLOT_CORE + CORE_POLLFDS };
 
-ucp_context_h ucx_context(void) { return context; }
-ucp_worker_h ucx_worker(void) { return worker; }
-ucp_ep_h ucx_ep(int node) { return peers[node].ep; }
-
-void ucx_check(ucs_status_t st, const char *what)
+/* Stops the node naming `what` and UCX's reason unless st is UCS_OK. */
+static void ucx_check(ucs_status_t st, const char *what)
 {
     if (st != UCS_OK)
         log_die("UCX transport: %s: %s (UCX_TLS=%s; `ucx_info -d` lists what UCX finds here)",
                 what, ucs_status_string(st), getenv("UCX_TLS") ? getenv("UCX_TLS") : "unset");
-}
-
-void ucx_wait(ucs_status_ptr_t req, const char *what)
-{
-    if (req == NULL)
-        return;
-    ucx_check(UCS_PTR_IS_ERR(req) ? UCS_PTR_STATUS(req) : UCS_OK, what);
-    while (ucp_request_check_status(req) == UCS_INPROGRESS)
-        ucp_worker_progress(worker);
-    ucs_status_t st = ucp_request_check_status(req);
-    ucp_request_free(req);
-    ucx_check(st, what);
 }
 
 static void ucx_wake(void)
@@ -385,6 +394,9 @@ static void peer_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 
 static void open_context(void)
 {
+    if (!ucp_init_version || !ucs_status_string)
+        log_die("TSR_TRANSPORT=ucx: this program was linked with libtessera.a but not with UCX's "
+                "libraries: link them too (pkg-config --static --libs tessera), or libtessera.so");
     /* UCX's memory hooks, installed as its libraries load unless
      * UCX_MEM_EVENTS=no (which tsrun sets), crash a program whose globals
      * are shared (TSR_SHARE_GLOBALS): Tessera needs no memory events. */
@@ -395,10 +407,10 @@ static void open_context(void)
     ucp_config_t *conf;
     ucx_check(ucp_config_read(NULL, NULL, &conf), "reading UCX's configuration");
     ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-                        .features = UCP_FEATURE_AM | UCP_FEATURE_RMA | UCP_FEATURE_WAKEUP};
+                        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP};
     ucs_status_t st = ucp_init(&prm, conf, &context);
     ucp_config_release(conf);
-    ucx_check(st, "ucp_init found no transport for active messages and one-sided reads");
+    ucx_check(st, "ucp_init found no transport for active messages");
     /* UCX catches SIGSEGV and SIGBUS to print a backtrace (UCX_ERROR_SIGNALS),
      * and would thus stand, through detect/chain.c, as the program's own
      * handler behind the runtime's: a program's fault must end it as it
