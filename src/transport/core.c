@@ -218,6 +218,19 @@ int core_drain_self(void)
 
 void core_heard(int src) { life[src].arrivals++; }
 
+int core_mesh_ended(int peer)
+{
+    char c;
+    ssize_t n = read(boot.peer_fd[peer], &c, 1);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    if (n > 0)
+        log_die_status(1, "protocol error: node %d wrote on its TCP connection, which the %s "
+                       "transport does not use (does node %d run with another TSR_TRANSPORT?)",
+                       peer, backend->name, peer);
+    return 1;
+}
+
 int core_peer_left(int peer) { return atomic_load(&life[peer].bye); }
 
 /* Tells every other node that `failed` failed (-1: no one node, the job is

@@ -31,5 +31,6 @@ kill_test 4 2
 kill_test 3 0
 kill_test 8 5
 kill_test 3 1 TSR_TRANSPORT=ucx UCX_TLS=tcp
+kill_test 3 2 TSR_TRANSPORT=udp
 kill_test 4 0 TSR_TRANSPORT=ucx UCX_TLS=posix,self
 finish
