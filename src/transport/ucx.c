@@ -71,6 +71,8 @@
 
 #define AM_ID 0x7e5 /* the one active-message id Tessera uses */
 #define HELLO_MAGIC 0x55435831u /* "UCX1" */
+/* How long a stopping node gives its MSG_ABORT to leave. */
+#define ABORT_FLUSH_S 0.5
 /* How long a peer's MSG_BYE may trail the end of its TCP connection. */
 #define MESH_GRACE_S 1.0
 
@@ -141,6 +143,17 @@ static void sent(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
+/* An abort is the last thing a stopping node sends, and the process ends
+ * next: it leaves UCX before that (bounded: the peer may be gone too),
+ * or a peer would name this node as the failed one rather than the node
+ * the abort names. Releasing the request runs sent() at its completion. */
+static void last_words(ucs_status_ptr_t r)
+{
+    double until = now_s() + ABORT_FLUSH_S;
+    while (ucp_request_check_status(r) == UCS_INPROGRESS && now_s() < until)
+        ucp_worker_progress(worker);
+}
+
 /* Gives m to UCX. A message on am_send's stack (heap -1) is sent only if
  * UCX can finish it now; otherwise it is copied and sent again. */
 static void send_now(int dest, am_msg *m)
@@ -167,8 +180,11 @@ static void send_now(int dest, am_msg *m)
         return;
     }
     p->seq_out++;
-    if (UCS_PTR_IS_PTR(r))
+    if (UCS_PTR_IS_PTR(r)) {
+        if (m->hdr.type == MSG_ABORT)
+            last_words(r);
         return; /* sent() releases it */
+    }
     if (UCS_PTR_IS_ERR(r))
         log_debug("ucx: sending %s to node %d: %s", msg_name(m->hdr.type), dest,
                   ucs_status_string(UCS_PTR_STATUS(r)));
@@ -392,6 +408,22 @@ static void peer_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
     peers[(intptr_t)arg].failed = 1;
 }
 
+/* UCX's library, as it loads, catches SIGSEGV, SIGBUS, SIGFPE and SIGILL to
+ * print a backtrace (UCX_ERROR_SIGNALS). Its handlers would replace the
+ * runtime's last words (util/fatal.c), or stand through detect/chain.c as
+ * the program's own handler, whatever the backend: they are given back as
+ * the program starts, before tsr_init installs the runtime's, so that a
+ * program's fault ends it as it would without UCX (tests/sh/node_exit.sh).
+ * Libraries run their constructors before the program's. */
+__attribute__((constructor)) static void release_signals(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+    if (!ucs_debug_disable_signal)
+        return; /* UCX is not linked in: it caught nothing */
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        ucs_debug_disable_signal(sigs[i]);
+}
+
 static void open_context(void)
 {
     if (!ucp_init_version || !ucs_status_string)
@@ -411,12 +443,6 @@ static void open_context(void)
     ucs_status_t st = ucp_init(&prm, conf, &context);
     ucp_config_release(conf);
     ucx_check(st, "ucp_init found no transport for active messages");
-    /* UCX catches SIGSEGV and SIGBUS to print a backtrace (UCX_ERROR_SIGNALS),
-     * and would thus stand, through detect/chain.c, as the program's own
-     * handler behind the runtime's: a program's fault must end it as it
-     * would without UCX. */
-    ucs_debug_disable_signal(SIGSEGV);
-    ucs_debug_disable_signal(SIGBUS);
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                               .thread_mode = UCS_THREAD_MODE_SERIALIZED};
     ucx_check(ucp_worker_create(context, &wp, &worker), "creating the worker");
