@@ -30,8 +30,11 @@ OBJCOPY ?= objcopy
 
 LIB_SRCS := $(wildcard src/*/*.c src/*/*/*.c)
 LIB_SRCS := $(filter-out src/launcher/%,$(LIB_SRCS))
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+TSRUN    := $(BUILD)/bin/tsrun
+
 # The UCX backend (TSR_TRANSPORT=ucx) is built when pkg-config finds UCX
-# (scripts/deps.sh ucx installs it); `make UCX=no` leaves it out, and the
+# (scripts/deps.sh installs it); `make UCX=no` leaves it out, and the
 # backend then refuses with a message saying how to get it.
 UCX ?= $(shell pkg-config --exists ucx 2>/dev/null && echo yes)
 ifeq ($(UCX),yes)
@@ -42,10 +45,8 @@ CPPFLAGS += -DTSR_HAVE_UCX $(shell pkg-config --cflags ucx)
 UCX_LIBS := -Wl,--push-state,--no-as-needed $(shell pkg-config --libs ucx) -Wl,--pop-state
 LDLIBS   += $(UCX_LIBS)
 else
-LIB_SRCS := $(filter-out src/transport/ucx%,$(LIB_SRCS))
+LIB_OBJS := $(filter-out $(BUILD)/obj/src/transport/ucx%,$(LIB_OBJS))
 endif
-LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
-TSRUN    := $(BUILD)/bin/tsrun
 
 # The library exports only the API that include/tessera.h marks TSR_API.
 # SO_VERSION follows TSR_VERSION_MAJOR/MINOR in tessera.h; the soname carries
