@@ -37,8 +37,6 @@ stop_test shm 2 0
 stop_test udp 3 1
 stop_test shm 8 5
 stop_test udp 8 3
-UCX_TLS=tcp stop_test ucx 3 1
-UCX_TLS=posix,self stop_test ucx 3 1
 
 # A job with WHO stopped for SECONDS under TSR_HEARTBEAT=HB and then
 # continued must end with every node passing. One node stopped for less
@@ -73,4 +71,7 @@ for t in tcp shm udp; do
     expect_ok "heartbeat/$t: 2.5 s of computation under TSR_HEARTBEAT=$H is not a failure" "node 1: PASS" \
         env TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n 2 $B/tests/mp/compute_gap 2.5
 done
+# Over UCX, with its peer failure handling (tcp) and without (posix).
+UCX_TLS=tcp stop_test ucx 3 1
+UCX_TLS=posix,self stop_test ucx 3 1
 finish
