@@ -33,6 +33,21 @@ LIB_SRCS := $(filter-out src/launcher/% src/api/omp/%,$(LIB_SRCS))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TSRUN    := $(BUILD)/bin/tsrun
 
+# The UCX backend (TSR_TRANSPORT=ucx) is built when pkg-config finds UCX
+# (scripts/deps.sh installs it); `make UCX=no` leaves it out, and the
+# backend then refuses with a message saying how to get it.
+UCX ?= $(shell pkg-config --exists ucx 2>/dev/null && echo yes)
+ifeq ($(UCX),yes)
+CPPFLAGS += -DTSR_HAVE_UCX $(shell pkg-config --cflags ucx)
+# The library refers to UCX weakly (a program linked without UCX still
+# links, and refuses TSR_TRANSPORT=ucx), so the linker must keep UCX's
+# libraries that only weak references name.
+UCX_LIBS := -Wl,--push-state,--no-as-needed $(shell pkg-config --libs ucx) -Wl,--pop-state
+LDLIBS   += $(UCX_LIBS)
+else
+LIB_OBJS := $(filter-out $(BUILD)/obj/src/transport/ucx%,$(LIB_OBJS))
+endif
+
 # The library exports only the API that include/tessera.h marks TSR_API.
 # SO_VERSION follows TSR_VERSION_MAJOR/MINOR in tessera.h; the soname carries
 # the major number, which changes when the ABI breaks (tests/sh/exports.sh
@@ -499,7 +514,7 @@ install: lib $(TSRUN) $(if $(HAVE_LLVM),$(CAS_PLUGIN))
 	install -m 755 $(LIBSO_FILE) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_FILE))
 	ln -sf $(notdir $(LIBSO_FILE)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_NAME))
 	ln -sf $(notdir $(LIBSO_NAME)) $(DESTDIR)$(PREFIX)/lib/libtessera.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' tessera.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' -e 's|@UCX_LIBS@|$(UCX_LIBS)|' tessera.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tessera.pc
 	install -d $(DESTDIR)$(PREFIX)/lib/cmake/Tessera $(DESTDIR)$(PREFIX)/share/man/man1
 	for f in TesseraConfig TesseraConfigVersion; do \

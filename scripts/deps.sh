@@ -5,7 +5,7 @@
 #   scripts/deps.sh build   compiler, python3, pkg-config, cmake, man, clang (build, tests, fuzzing),
 #                           clang-16 and LLVM 16 (the CAS-DSM pass, tsrcc), libomp 16
 #   scripts/deps.sh bench   also Open MPI and matplotlib (benchmarks)
-#   scripts/deps.sh ssh | slurm | mpirun | mpich | netfilter   what one cluster test
+#   scripts/deps.sh ssh | slurm | mpirun | mpich | netfilter | ucx   what one cluster test
 #                           needs (tests/sh/cluster_*.sh, udp_netns.sh): sshd,
 #                           Slurm, Open MPI, MPICH (beside Open MPI, which stays the
 #                           default mpirun and mpicc by its priority)
@@ -17,6 +17,9 @@ command -v cc >/dev/null || need_apt+=(gcc libc6-dev)
 command -v make >/dev/null || need_apt+=(make)
 command -v python3 >/dev/null || need_apt+=(python3)
 command -v pkg-config >/dev/null || need_apt+=(pkg-config)
+# The UCX backend (TSR_TRANSPORT=ucx) and its tools; the Makefile builds it
+# when pkg-config finds UCX, and leaves it out otherwise
+pkg-config --exists ucx 2>/dev/null || need_apt+=(libucx-dev)
 command -v m4 >/dev/null || need_apt+=(m4) # PARMACS programs (share/tessera/c.m4.tessera)
 command -v cmake >/dev/null || need_apt+=(cmake) # tests/sh/install_cmake.sh: find_package(Tessera)
 command -v man >/dev/null || need_apt+=(man-db) # the same: man -l on the installed pages
@@ -38,6 +41,7 @@ slurm) command -v slurmd >/dev/null && command -v slurmctld >/dev/null && comman
        need_apt+=(slurmd slurmctld slurm-client) ;;
 mpirun) command -v mpirun.openmpi >/dev/null || need_apt+=(openmpi-bin) ;;
 mpich) command -v mpirun.mpich >/dev/null || need_apt+=(mpich) ;;
+ucx) command -v ucx_info >/dev/null || need_apt+=(ucx-utils) ;;
 netfilter) command -v iptables >/dev/null || need_apt+=(iptables) ;;
 esac
 

@@ -564,6 +564,10 @@ int main(int argc, char **argv)
         return jobtrace_finish(opt.n) ? 1 : 0;
     log_set_name("tsrun");
     check_program(opt.argv[0]);
+    /* UCX reads it as its libraries load, before tsr_init (transport/ucx.c). */
+    const char *t = getenv("TSR_TRANSPORT");
+    if (t && !strcmp(t, "ucx"))
+        setenv("UCX_MEM_EVENTS", "no", 0);
     char why[256];
     uint32_t listen_addr;
     refuse_if(remote_setup(opt.n, &listen_addr, why, sizeof why), why);

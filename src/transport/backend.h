@@ -90,5 +90,8 @@ typedef struct tsr_backend {
 extern const tsr_backend tcp_backend;
 extern const tsr_backend shm_backend;
 extern const tsr_backend udp_backend;
+#ifdef TSR_HAVE_UCX
+extern const tsr_backend ucx_backend;
+#endif
 
 #endif

@@ -234,6 +234,21 @@ int core_drain_self(void)
 
 void core_heard(int src) { life[src].arrivals++; }
 
+int core_mesh_ended(int peer)
+{
+    char c;
+    ssize_t n = read(boot.peer_fd[peer], &c, 1);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    if (n > 0)
+        log_die_status(1, "protocol error: node %d wrote on its TCP connection, which the %s "
+                       "transport does not use (does node %d run with another TSR_TRANSPORT?)",
+                       peer, backend->name, peer);
+    return 1;
+}
+
+int core_peer_left(int peer) { return atomic_load(&life[peer].bye); }
+
 /* Tells every other node that `failed` failed (-1: no one node, the job is
  * stopped as a whole), `cause` saying how, e.g. "was killed by signal 9",
  * so that it names that node rather than this one, whose link it will see
@@ -524,6 +539,13 @@ static const tsr_backend *choose(void)
         return &shm_backend;
     case TRANSPORT_UDP:
         return &udp_backend;
+    case TRANSPORT_UCX:
+#ifdef TSR_HAVE_UCX
+        return &ucx_backend;
+#else
+        log_die("TSR_TRANSPORT=ucx: this Tessera was built without UCX (install libucx-dev, "
+                "e.g. scripts/deps.sh ucx, then rebuild: the Makefile finds it with pkg-config)");
+#endif
     case TRANSPORT_AUTO:
         /* The rings between the nodes of each host, TCP between hosts
          * (shm_hosts.h): TCP alone when no host has two nodes. */

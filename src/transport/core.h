@@ -82,6 +82,13 @@ void sendq_shrank(int peer, size_t bytes);
 /* Bytes arrived from src: it is alive, even in the middle of a message too
  * long to arrive within TSR_HEARTBEAT. Comm thread only. */
 void core_heard(int src);
+/* For a backend that keeps the bootstrap's TCP mesh only to learn that a
+ * peer's process has gone (udp, ucx): after poll(2) saw the peer's
+ * connection readable, 1 if it ended (the caller then closes it), 0 if
+ * nothing happened; a byte on it stops the node. Comm thread. */
+int core_mesh_ended(int peer);
+/* 1 once the peer's MSG_BYE has arrived. Comm thread. */
+int core_peer_left(int peer);
 /* The peer's link ended: expected after its MSG_BYE, otherwise it failed
  * (this node stops, naming it). Returns only in the first case. */
 void core_link_closed(int peer);

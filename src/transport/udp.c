@@ -207,14 +207,8 @@ static int receive_all(void)
 /* The mesh says only that a peer is gone (after its MSG_BYE, or not). */
 static void watch_mesh(int j)
 {
-    char c;
-    ssize_t n = read(pfd[SLOT_MESH + j].fd, &c, 1);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+    if (!core_mesh_ended(j))
         return;
-    if (n > 0)
-        log_die_status(1, "protocol error: node %d wrote on its TCP connection, which the udp "
-                       "transport does not use (does node %d run with another TSR_TRANSPORT?)",
-                       j, j);
     core_link_closed(j);
     rel_close(&udp_peers[j].rel);
     close(pfd[SLOT_MESH + j].fd);

@@ -230,7 +230,7 @@ void config_load(void)
     static const char *const progress[] = {"hybrid", "spin", "block", NULL};
     static const char *const detect[] = {"all", "cache-only", NULL};
     static const char *const access[] = {"segv", "uffd", "auto", NULL};
-    static const char *const transport[] = {"tcp", "shm", "auto", "udp", NULL};
+    static const char *const transport[] = {"tcp", "shm", "auto", "udp", "ucx", NULL};
     static const char *const handoff[] = {"direct", "manager", NULL};
     static const char *const fetch[] = {"message", "direct", NULL};
     static const char *const ga_engine[] = {"ordercache", "ordernocache", "sequencer", NULL};

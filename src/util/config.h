@@ -17,7 +17,7 @@
 
 typedef enum { PROGRESS_HYBRID = 0, PROGRESS_SPIN, PROGRESS_BLOCK } progress_t;
 typedef enum { DETECT_SEGV = 0, DETECT_UFFD, DETECT_AUTO } detect_t;
-typedef enum { TRANSPORT_TCP = 0, TRANSPORT_SHM, TRANSPORT_AUTO, TRANSPORT_UDP } transport_t;
+typedef enum { TRANSPORT_TCP = 0, TRANSPORT_SHM, TRANSPORT_AUTO, TRANSPORT_UDP, TRANSPORT_UCX } transport_t;
 typedef enum { MULTICAST_TREE = 0, MULTICAST_IP, MULTICAST_OFF } multicast_t;
 typedef enum { PROTO_HLRC = 0, PROTO_LRC, PROTO_SCOPE } job_proto_t;
 typedef enum { STATS_OFF = 0, STATS_NONZERO, STATS_ALL } stats_t;
@@ -58,7 +58,7 @@ typedef struct tsr_config {
     unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */
     unsigned stall_abort_s;   /* TSR_STALL_ABORT: stop the job after it (0: never) */
     size_t malloc_memory;     /* TSR_MALLOC_MEMORY: top of the region kept for tsr_malloc */
-    transport_t transport;    /* TSR_TRANSPORT: tcp | shm | auto | udp */
+    transport_t transport;    /* TSR_TRANSPORT: tcp | shm | auto | udp | ucx */
     tsr_faults faults;        /* TSR_FAULTS (udp only) */
     multicast_t multicast;    /* TSR_MULTICAST: tree | ip | off (docs/OMPNOW.md) */
     unsigned heartbeat_s;     /* TSR_HEARTBEAT: silence that fails a peer (0: never) */

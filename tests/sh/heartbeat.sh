@@ -8,8 +8,8 @@
 . tests/lib.sh
 H=1
 
-stop_test() { # transport nodes victim
-    local t=$1 n=$2 v=$3 name="heartbeat/$1: kill -STOP node $3 of $2"
+stop_test() { # transport nodes victim (UCX_TLS from the caller's environment)
+    local t=$1 n=$2 v=$3 name="heartbeat/$1${UCX_TLS:+ UCX_TLS=$UCX_TLS}: kill -STOP node $3 of $2"
     TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n "$n" $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
     local job=$!
     if ! wait_ready "$LOG/out" "$n"; then kill $job; bad "$name (never ready)" "$LOG/err"; return; fi
@@ -77,4 +77,7 @@ for t in tcp shm udp; do
     expect_ok "heartbeat/$t: 2.5 s of computation under TSR_HEARTBEAT=$H is not a failure" "node 1: PASS" \
         env TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n 2 $B/tests/mp/compute_gap 2.5
 done
+# Over UCX, with its peer failure handling (tcp) and without (posix).
+UCX_TLS=tcp stop_test ucx 3 1
+UCX_TLS=posix,self stop_test ucx 3 1
 finish

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # A node killed with SIGKILL: every other node stops promptly, naming it,
-# and tsrun reports the signal and fails.
+# and tsrun reports the signal and fails, under the default transport and
+# over UCX (its TCP, with UCX's peer failure handling, and its shared
+# memory, without: the nodes' TCP mesh tells them).
 . tests/lib.sh
 
-kill_test() { # nodes victim
-    local n=$1 v=$2 name="failure/kill -9 node $2 of $1"
+kill_test() { # nodes victim [VARIABLE=VALUE ...]
+    local n=$1 v=$2 name="failure/kill -9 node $2 of $1${3:+ ${*:3}}"
     # The last job's "ready" lines go first: the job's redirection empties
     # the file only once its shell runs, and on a loaded machine
     # wait_ready read them before that, and the dead node 0 of "4 2" was
     # killed in place of this job's (which ran on: "still running").
     rm -f "$LOG/kout"
-    $TSRUN -n "$n" $B/tests/mp/sleeper 60 >"$LOG/kout" 2>"$LOG/kerr" &
+    env "${@:3}" $TSRUN -n "$n" $B/tests/mp/sleeper 60 >"$LOG/kout" 2>"$LOG/kerr" &
     local job=$!
     if ! wait_ready "$LOG/kout" "$n"; then kill $job; bad "$name (never ready)" "$LOG/kerr"; return; fi
     local pid; pid=$(awk -v v="$v" '$1=="ready" && $2==v {print $3}' "$LOG/kout")
@@ -33,4 +35,7 @@ kill_test 3 1
 kill_test 4 2
 kill_test 3 0
 kill_test 8 5
+kill_test 3 1 TSR_TRANSPORT=ucx UCX_TLS=tcp
+kill_test 3 2 TSR_TRANSPORT=udp
+kill_test 4 0 TSR_TRANSPORT=ucx UCX_TLS=posix,self
 finish
