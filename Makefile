@@ -343,15 +343,18 @@ prove: deps
 #    that faulted is suspended in the kernel while the handler thread serves
 #    its fault, an ordering TSan cannot see, so every fault would be
 #    reported as a race with the thread it stopped (san_matrix.sh --no-uffd).
+#    Nor is UCX built in (UCX=no, san_matrix.sh --no-ucx): linking it brings
+#    UCX's memory hooks (libucm's madvise), which a new thread calls as it
+#    starts, before TSan has set the thread up, and crashes.
 SAN_BUILDS := build-asan build-tsan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 ASAN_ENV   := ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1 TSR_BASE=0x200000000000 TSR_TEST_MATRIX=build-asan/matrix
 TSAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1 TSR_BASE=0x1000000000 TSR_TEST_MATRIX=build-tsan/matrix
 
-# $(call sanitizer_check,BUILD-DIR,FLAGS,RUN-ENVIRONMENT)
+# $(call sanitizer_check,BUILD-DIR,FLAGS,RUN-ENVIRONMENT[,MAKE-VARIABLES])
 define sanitizer_check
-	CFLAGS='$(2)' LDLIBS='$(2)' $(MAKE) BUILD=$(1) lib tests apps $(1)/bin/tsrun
+	CFLAGS='$(2)' LDLIBS='$(2)' $(MAKE) BUILD=$(1) $(4) lib tests apps $(1)/bin/tsrun
 	@$(3) B=$(1) T='$(or $(T),unit/ mp/)' tests/run.sh
 endef
 
@@ -360,17 +363,17 @@ check-asan: deps build-asan/matrix
 	$(call sanitizer_check,build-asan,$(ASAN_FLAGS),$(ASAN_ENV))
 
 check-tsan: deps build-tsan/matrix
-	$(call sanitizer_check,build-tsan,$(TSAN_FLAGS),$(TSAN_ENV))
+	$(call sanitizer_check,build-tsan,$(TSAN_FLAGS),$(TSAN_ENV),UCX=no)
 
-# The sanitizers' configurations; TSan's without the TSR_DETECT=uffd lines
-# (see the TSan note above).
+# The sanitizers' configurations; TSan's without the TSR_DETECT=uffd and ucx
+# lines (see the TSan note above).
 .PHONY: build-asan/matrix build-tsan/matrix
 build-asan/matrix:
 	@mkdir -p $(dir $@)
 	tests/san_matrix.sh >$@
 build-tsan/matrix:
 	@mkdir -p $(dir $@)
-	tests/san_matrix.sh --no-uffd >$@
+	tests/san_matrix.sh --no-uffd --no-ucx >$@
 
 # ---- Fuzzing ----------------------------------------------------------------
 # libFuzzer targets (tests/fuzz/NAME.c) feed random bytes to message dispatch,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/san_matrix.sh [--no-uffd] - the configurations of tests/matrix that
+# tests/san_matrix.sh [--no-uffd] [--no-ucx] - the configurations of tests/matrix that
 # the sanitizer builds run (make check-asan, make check-tsan), on stdout.
 #
 # A sanitizer finds a bug in the code a configuration reaches, whatever its
@@ -11,14 +11,23 @@
 #  - not the lines that only vary a parameter of another line (another
 #    fault seed, another cache shape, multicast off, more nodes: the wide
 #    lines): `make test` runs them.
-# --no-uffd also leaves out the TSR_DETECT=uffd lines (TSan: see Makefile).
+# --no-uffd also leaves out the TSR_DETECT=uffd lines, --no-ucx the
+# TSR_TRANSPORT=ucx lines (TSan: see Makefile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 variants='^(wide|wide-lrc|wide16|wide16-lrc|wide16-tcp|wide-ga|wide-udp|wide-ga-udp|udp-faults2|udp-faults3|ga-small|ga-udp-nocache|ga-udp-seq|ga-udp-lossy|ompnow-off|ompnow-ip-faults|ompnow-lrc-faults)$'
-awk -v variants="$variants" -v no_uffd="${1:-}" '
+skip='^$'
+for opt in "$@"; do
+    case $opt in
+    --no-uffd) skip="$skip|TSR_DETECT=uffd" ;;
+    --no-ucx) skip="$skip|TSR_TRANSPORT=ucx" ;;
+    *) echo "san_matrix.sh: unknown option $opt" >&2; exit 2 ;;
+    esac
+done
+awk -v variants="$variants" -v skip="$skip" '
 /^[[:space:]]*(#|$)/ { print; next }
 $1 ~ variants { next }
-no_uffd == "--no-uffd" && /TSR_DETECT=uffd/ { next }
+$0 ~ skip { next }
 $1 != "default" {
     n = split($3, counts, ",")
     kept = ""
