@@ -38,12 +38,10 @@ TSRUN    := $(BUILD)/bin/tsrun
 # backend then refuses with a message saying how to get it.
 UCX ?= $(shell pkg-config --exists ucx 2>/dev/null && echo yes)
 ifeq ($(UCX),yes)
+# Only UCX's headers are needed to build it: the backend opens UCX's
+# libraries when a job chooses it (src/transport/ucx.c), so no program
+# links them.
 CPPFLAGS += -DTSR_HAVE_UCX $(shell pkg-config --cflags ucx)
-# The library refers to UCX weakly (a program linked without UCX still
-# links, and refuses TSR_TRANSPORT=ucx), so the linker must keep UCX's
-# libraries that only weak references name.
-UCX_LIBS := -Wl,--push-state,--no-as-needed $(shell pkg-config --libs ucx) -Wl,--pop-state
-LDLIBS   += $(UCX_LIBS)
 else
 LIB_OBJS := $(filter-out $(BUILD)/obj/src/transport/ucx%,$(LIB_OBJS))
 endif
@@ -517,7 +515,7 @@ install: lib $(TSRUN) $(if $(HAVE_LLVM),$(CAS_PLUGIN))
 	install -m 755 $(LIBSO_FILE) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_FILE))
 	ln -sf $(notdir $(LIBSO_FILE)) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIBSO_NAME))
 	ln -sf $(notdir $(LIBSO_NAME)) $(DESTDIR)$(PREFIX)/lib/libtessera.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' -e 's|@UCX_LIBS@|$(UCX_LIBS)|' tessera.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(SO_VERSION)|' tessera.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tessera.pc
 	install -d $(DESTDIR)$(PREFIX)/lib/cmake/Tessera $(DESTDIR)$(PREFIX)/share/man/man1
 	for f in TesseraConfig TesseraConfigVersion; do \

@@ -21,11 +21,10 @@
  * a gap would be a bug, which stops the job rather than reorder a
  * protocol).
  */
-#include <signal.h>
 #include <ucp/api/ucp.h>
-#include <ucs/debug/debug.h>
 #include <ucs/debug/log_def.h>
 
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -44,30 +43,37 @@
 #include "util/log.h"
 #include "util/spin.h"
 
-/* Weak, so that a program linked with libtessera.a but not with UCX's
- * libraries still links: TSR_TRANSPORT=ucx then refuses (ucx_start). */
-#pragma weak ucp_init_version
-#pragma weak ucp_config_read
-#pragma weak ucp_config_release
-#pragma weak ucp_cleanup
-#pragma weak ucp_worker_create
-#pragma weak ucp_worker_destroy
-#pragma weak ucp_worker_get_efd
-#pragma weak ucp_worker_arm
-#pragma weak ucp_worker_progress
-#pragma weak ucp_worker_get_address
-#pragma weak ucp_worker_release_address
-#pragma weak ucp_worker_set_am_recv_handler
-#pragma weak ucp_worker_flush_nbx
-#pragma weak ucp_ep_create
-#pragma weak ucp_ep_close_nbx
-#pragma weak ucp_am_send_nbx
-#pragma weak ucp_request_check_status
-#pragma weak ucp_request_free
-#pragma weak ucs_status_string
-#pragma weak ucs_log_push_handler
-#pragma weak ucs_log_pop_handler
-#pragma weak ucs_debug_disable_signal
+/* UCX is opened only when a job asks for it (load_ucx): linked into every
+ * program, its memory hooks (libucm's mmap, munmap and madvise, which
+ * replace the C library's as it loads) ran under every transport, broke
+ * the shared globals' remapping at tsr_finalize and crashed each new
+ * thread under ThreadSanitizer. */
+#define UCX_FUNCS(X) \
+    X(ucp_init_version) \
+    X(ucp_config_read) \
+    X(ucp_config_release) \
+    X(ucp_cleanup) \
+    X(ucp_worker_create) \
+    X(ucp_worker_destroy) \
+    X(ucp_worker_get_efd) \
+    X(ucp_worker_arm) \
+    X(ucp_worker_progress) \
+    X(ucp_worker_get_address) \
+    X(ucp_worker_release_address) \
+    X(ucp_worker_set_am_recv_handler) \
+    X(ucp_worker_flush_nbx) \
+    X(ucp_ep_create) \
+    X(ucp_ep_close_nbx) \
+    X(ucp_am_send_nbx) \
+    X(ucp_request_check_status) \
+    X(ucp_request_free) \
+    X(ucs_status_string) \
+    X(ucs_log_push_handler) \
+    X(ucs_log_pop_handler)
+#define UCX_POINTER(f) __typeof__(&f) f;
+static struct {
+    UCX_FUNCS(UCX_POINTER)
+} api;
 
 #define AM_ID 0x7e5 /* the one active-message id Tessera uses */
 #define HELLO_MAGIC 0x55435831u /* "UCX1" */
@@ -116,7 +122,7 @@ static void ucx_check(ucs_status_t st, const char *what)
 {
     if (st != UCS_OK)
         log_die("UCX transport: %s: %s (UCX_TLS=%s; `ucx_info -d` lists what UCX finds here)",
-                what, ucs_status_string(st), getenv("UCX_TLS") ? getenv("UCX_TLS") : "unset");
+                what, api.ucs_status_string(st), getenv("UCX_TLS") ? getenv("UCX_TLS") : "unset");
 }
 
 static void ucx_wake(void)
@@ -140,7 +146,7 @@ static void sent(void *request, ucs_status_t status, void *user_data)
     /* A failed send belongs to a failed peer, which its endpoint's error
      * handler reports. */
     release(user_data);
-    ucp_request_free(request);
+    api.ucp_request_free(request);
 }
 
 /* An abort is the last thing a stopping node sends, and the process ends
@@ -150,8 +156,8 @@ static void sent(void *request, ucs_status_t status, void *user_data)
 static void last_words(ucs_status_ptr_t r)
 {
     double until = now_s() + ABORT_FLUSH_S;
-    while (ucp_request_check_status(r) == UCS_INPROGRESS && now_s() < until)
-        ucp_worker_progress(worker);
+    while (api.ucp_request_check_status(r) == UCS_INPROGRESS && now_s() < until)
+        api.ucp_worker_progress(worker);
 }
 
 /* Gives m to UCX. A message on am_send's stack (heap -1) is sent only if
@@ -172,7 +178,7 @@ static void send_now(int dest, am_msg *m)
         prm.op_attr_mask |= UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
     atomic_fetch_add(&in_flight, 1);
     sendq_grew(dest, STREAM_BYTES(m->hdr.len));
-    ucs_status_ptr_t r = ucp_am_send_nbx(p->ep, AM_ID, &s->h, sizeof s->h, m->payload,
+    ucs_status_ptr_t r = api.ucp_am_send_nbx(p->ep, AM_ID, &s->h, sizeof s->h, m->payload,
                                          m->hdr.len, &prm);
     if (UCS_PTR_STATUS(r) == UCS_ERR_NO_RESOURCE && m->heap == -1) {
         release(s);
@@ -187,7 +193,7 @@ static void send_now(int dest, am_msg *m)
     }
     if (UCS_PTR_IS_ERR(r))
         log_debug("ucx: sending %s to node %d: %s", msg_name(m->hdr.type), dest,
-                  ucs_status_string(UCS_PTR_STATUS(r)));
+                  api.ucs_status_string(UCS_PTR_STATUS(r)));
     release(s);
 }
 
@@ -305,7 +311,7 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_leng
 static int collect(void)
 {
     int busy = 0;
-    while (ucp_worker_progress(worker))
+    while (api.ucp_worker_progress(worker))
         busy = 1;
     return busy;
 }
@@ -360,7 +366,7 @@ static int ucx_progress(int timeout_ms)
     busy |= collect() || rx_head != NULL;
     int64_t wait_ns = 0;
     if (timeout_ms && !busy && !core_pending()) {
-        ucs_status_t st = ucp_worker_arm(worker);
+        ucs_status_t st = api.ucp_worker_arm(worker);
         if (st == UCS_OK)
             wait_ns = timeout_ms < 0 ? -1 : (int64_t)timeout_ms * 1000000;
         else if (st != UCS_ERR_BUSY)
@@ -408,27 +414,28 @@ static void peer_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
     peers[(intptr_t)arg].failed = 1;
 }
 
-/* UCX's library, as it loads, catches SIGSEGV, SIGBUS, SIGFPE and SIGILL to
- * print a backtrace (UCX_ERROR_SIGNALS). Its handlers would replace the
- * runtime's last words (util/fatal.c), or stand through detect/chain.c as
- * the program's own handler, whatever the backend: they are given back as
- * the program starts, before tsr_init installs the runtime's, so that a
- * program's fault ends it as it would without UCX (tests/sh/node_exit.sh).
- * Libraries run their constructors before the program's. */
-__attribute__((constructor)) static void release_signals(void)
+/* Opens UCX's libraries, local to this backend. UCX's own handlers for
+ * SIGSEGV, SIGBUS, SIGFPE and SIGILL (UCX_ERROR_SIGNALS), installed as it
+ * loads, would replace the runtime's fault handler and its last words
+ * (util/fatal.c): UCX is told to install none. */
+static void load_ucx(void)
 {
-    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
-    if (!ucs_debug_disable_signal)
-        return; /* UCX is not linked in: it caught nothing */
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
-        ucs_debug_disable_signal(sigs[i]);
+    static const char *const libs[] = {"libucp.so.0", "libucs.so.0"};
+    void *lib[2];
+    setenv("UCX_ERROR_SIGNALS", "", 1);
+    for (int i = 0; i < 2; i++)
+        if (!(lib[i] = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL)))
+            log_die("TSR_TRANSPORT=ucx: cannot load UCX: %s (install libucx0, or run "
+                    "scripts/deps.sh)", dlerror());
+#define UCX_LOAD(f)                                                                  \
+    if (!(*(void **)&api.f = dlsym(lib[strncmp(#f, "ucs_", 4) == 0], #f)))           \
+        log_die("TSR_TRANSPORT=ucx: UCX's library has no %s: UCX 1.13 or later is needed", #f);
+    UCX_FUNCS(UCX_LOAD)
 }
 
 static void open_context(void)
 {
-    if (!ucp_init_version || !ucs_status_string)
-        log_die("TSR_TRANSPORT=ucx: this program was linked with libtessera.a but not with UCX's "
-                "libraries: link them too (pkg-config --static --libs tessera), or libtessera.so");
+    load_ucx();
     /* UCX's memory hooks, installed as its libraries load unless
      * UCX_MEM_EVENTS=no (which tsrun sets), crash a program whose globals
      * are shared (TSR_SHARE_GLOBALS): Tessera needs no memory events. */
@@ -437,21 +444,21 @@ static void open_context(void)
         log_die("TSR_SHARE_GLOBALS=1 with TSR_TRANSPORT=ucx needs UCX_MEM_EVENTS=no in every "
                 "node's environment (tsrun sets it; pass it with srun --export or mpirun -x)");
     ucp_config_t *conf;
-    ucx_check(ucp_config_read(NULL, NULL, &conf), "reading UCX's configuration");
+    ucx_check(api.ucp_config_read(NULL, NULL, &conf), "reading UCX's configuration");
     ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES,
                         .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP};
-    ucs_status_t st = ucp_init(&prm, conf, &context);
-    ucp_config_release(conf);
+    ucs_status_t st = api.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &prm, conf, &context);
+    api.ucp_config_release(conf);
     ucx_check(st, "ucp_init found no transport for active messages");
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                               .thread_mode = UCS_THREAD_MODE_SERIALIZED};
-    ucx_check(ucp_worker_create(context, &wp, &worker), "creating the worker");
-    ucx_check(ucp_worker_get_efd(worker, &worker_fd), "getting the worker's event descriptor");
+    ucx_check(api.ucp_worker_create(context, &wp, &worker), "creating the worker");
+    ucx_check(api.ucp_worker_get_efd(worker, &worker_fd), "getting the worker's event descriptor");
     ucp_am_handler_param_t hp = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
                                                UCP_AM_HANDLER_PARAM_FIELD_CB,
                                  .id = AM_ID,
                                  .cb = on_message};
-    ucx_check(ucp_worker_set_am_recv_handler(worker, &hp), "setting the message handler");
+    ucx_check(api.ucp_worker_set_am_recv_handler(worker, &hp), "setting the message handler");
 }
 
 /* The hello each node sends each peer over the mesh: its token for that
@@ -501,12 +508,12 @@ static void connect_peer(int j, double deadline)
                           .address = addr,
                           .err_mode = UCP_ERR_HANDLING_MODE_PEER,
                           .err_handler = {peer_failed, (void *)(intptr_t)j}};
-    ucs_log_push_handler(quiet);
-    ucs_status_t st = ucp_ep_create(worker, &ep, &peers[j].ep);
-    ucs_log_pop_handler();
+    api.ucs_log_push_handler(quiet);
+    ucs_status_t st = api.ucp_ep_create(worker, &ep, &peers[j].ep);
+    api.ucs_log_pop_handler();
     if (st == UCS_ERR_UNREACHABLE) {
         ep.err_mode = UCP_ERR_HANDLING_MODE_NONE;
-        st = ucp_ep_create(worker, &ep, &peers[j].ep);
+        st = api.ucp_ep_create(worker, &ep, &peers[j].ep);
         log_debug("ucx: no peer failure handling toward node %d (the mesh and heartbeats watch it)", j);
     }
     ucx_check(st, "connecting to a peer's worker");
@@ -525,11 +532,11 @@ static void ucx_start(void)
     pfd[SLOT_WORKER] = (struct pollfd){worker_fd, POLLIN, 0};
     ucp_address_t *addr;
     size_t addr_len;
-    ucx_check(ucp_worker_get_address(worker, &addr, &addr_len), "getting the worker's address");
+    ucx_check(api.ucp_worker_get_address(worker, &addr, &addr_len), "getting the worker's address");
     for (int j = 0; j < cfg.nodes; j++)
         if (j != cfg.node)
             send_hello(j, addr, addr_len);
-    ucp_worker_release_address(worker, addr);
+    api.ucp_worker_release_address(worker, addr);
     double deadline = now_s() + cfg.connect_timeout_s;
     for (int j = 0; j < cfg.nodes; j++) {
         pfd[SLOT_MESH + j] = (struct pollfd){boot.peer_fd[j], POLLIN, 0};
@@ -548,25 +555,25 @@ static void ucx_start(void)
  * that has gone fails or outlasts it, which no longer matters then. */
 static void settle(ucs_status_ptr_t r, double deadline)
 {
-    while (UCS_PTR_IS_PTR(r) && ucp_request_check_status(r) == UCS_INPROGRESS && now_s() < deadline)
-        ucp_worker_progress(worker);
+    while (UCS_PTR_IS_PTR(r) && api.ucp_request_check_status(r) == UCS_INPROGRESS && now_s() < deadline)
+        api.ucp_worker_progress(worker);
     if (UCS_PTR_IS_PTR(r))
-        ucp_request_free(r);
+        api.ucp_request_free(r);
 }
 
 static void ucx_stop(void)
 {
     ucp_request_param_t prm = {0};
     double deadline = now_s() + 2;
-    settle(ucp_worker_flush_nbx(worker, &prm), deadline);
+    settle(api.ucp_worker_flush_nbx(worker, &prm), deadline);
     for (int j = 0; j < cfg.nodes; j++) {
         if (peers[j].ep)
-            settle(ucp_ep_close_nbx(peers[j].ep, &prm), deadline);
+            settle(api.ucp_ep_close_nbx(peers[j].ep, &prm), deadline);
         if (boot.peer_fd[j] >= 0)
             close(boot.peer_fd[j]);
     }
-    ucp_worker_destroy(worker);
-    ucp_cleanup(context);
+    api.ucp_worker_destroy(worker);
+    api.ucp_cleanup(context);
     close(wake_fd);
     free(peers);
     free(pfd);
