@@ -13,11 +13,13 @@ development machine is shared. Every run must verify.
     python3 bench/omp_counts.py [--apps lu,cg] [--nodes 2,4]
 """
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+from harnesslib.runs import read_stats
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(ROOT, "build"))
@@ -26,7 +28,8 @@ TSRUN = os.path.join(B, "bin", "tsrun")
 # table of docs/OPENMP.md.
 SIZES = {"sor": ["2048", "2048", "100"], "mm": ["512"], "lu": ["512", "32"],
          "cg": ["256", "100"], "water": ["512", "5"]}
-COUNTERS = ("messages_sent", "page_fetches", "bytes_sent", "read_faults", "write_faults")
+# Columns, as bench/harnesslib names the counters.
+COLUMNS = ("messages", "page_fetches", "bytes", "read_faults", "write_faults")
 
 
 def counts(prog, nodes, args):
@@ -38,12 +41,9 @@ def counts(prog, nodes, args):
                            capture_output=True, text=True, timeout=600)
         if p.returncode or "verified=PASS" not in p.stdout:
             sys.exit(f"omp_counts: {prog} -n {nodes} failed:\n{p.stdout}{p.stderr}")
-        total = dict.fromkeys(COUNTERS, 0)
-        with open(stats) as f:
-            for line in f:
-                node = json.loads(line)
-                for k in COUNTERS:
-                    total[k] += node.get(k, 0)
+        total, lines = read_stats(Path(stats))
+        if lines != nodes:
+            sys.exit(f"omp_counts: {prog} -n {nodes}: {lines} nodes reported counters")
         return total
 
 
@@ -66,7 +66,7 @@ def main():
                 sys.exit(f"omp_counts: {prog} is not built (make cas builds the OpenMP forms)")
         for nodes in (int(n) for n in args.nodes.split(",")):
             api, omp = (counts(prog, nodes, SIZES[app]) for prog in progs)
-            row = " | ".join(cell(api[k], omp[k]) for k in COUNTERS)
+            row = " | ".join(cell(api[k], omp[k]) for k in COLUMNS)
             print(f"| {app} {' '.join(SIZES[app])}, {nodes} nodes | {row} |")
 
 
