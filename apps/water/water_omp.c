@@ -5,10 +5,12 @@
  *
  * Thread t owns water.c's block t of molecules and runs the same steps:
  * a barrier where water.c has one, and its accumulated forces added under
- * one OpenMP lock per page-sized group of molecules. Positions, velocities
- * and forces are indexed by molecule, so they are the master's
- * allocations (under Tessera homed on node 0, where water.c spreads them
- * in blocks); each thread's accumulator and energy record are its own.
+ * one OpenMP lock per page-sized group of molecules. Positions and forces,
+ * which every thread reads or adds to, are indexed by molecule, so they
+ * are the master's allocations (under Tessera homed on node 0, where
+ * water.c spreads them in blocks). Velocities are read and written by
+ * their owner only: each thread has its own whole-length copy (homed on
+ * its node), as it has its own accumulator and energy record.
  */
 #include "app_omp.h"
 #include "water.h"
@@ -44,7 +46,6 @@ int main(int argc, char **argv)
     water_sys sys;
     water_geometry(&sys, n);
     sys.pos = water_alloc(n * WATER_DOUBLES);
-    sys.vel = water_alloc(n * WATER_DOUBLES);
     sys.force = water_alloc(n * WATER_DOUBLES);
     group_lock = app_calloc((size_t)groups, sizeof *group_lock);
     for (long g = 0; g < groups; g++)
@@ -57,14 +58,17 @@ int main(int argc, char **argv)
                            water_alloc(n * WATER_DOUBLES), water_alloc(size.steps * WATER_ENERGIES),
                            team_barrier, publish_locked};
         record[me] = team.energy;
-        water_init(&sys, team.lo, team.hi);
+        water_sys mine = sys;
+        mine.vel = water_alloc(n * WATER_DOUBLES);
+        water_init(&mine, team.lo, team.hi);
 #pragma omp barrier
         double start = omp_get_wtime();
-        water_simulate(&sys, &team, size.steps);
+        water_simulate(&mine, &team, size.steps);
 #pragma omp barrier
 #pragma omp master
         seconds = omp_get_wtime() - start;
         free(team.acc);
+        free(mine.vel);
     }
 
     double *energies = water_alloc(size.steps * WATER_ENERGIES);
