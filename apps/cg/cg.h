@@ -69,6 +69,16 @@ static inline void cg_band(long n, int nodes, int node, long *lo, long *hi)
     *hi = *lo + cap < n ? *lo + cap : n;
 }
 
+/* Unknowns band `node` reads just below and just above itself: one grid
+ * row each side, clipped to the mesh; none for an empty band. */
+static inline void cg_halo(const cg_params *p, int nodes, int node, long *below, long *above)
+{
+    long lo, hi;
+    cg_band(p->n, nodes, node, &lo, &hi);
+    *below = lo < hi ? lo - (lo > p->grid ? lo - p->grid : 0) : 0;
+    *above = lo < hi ? (hi + p->grid < p->n ? hi + p->grid : p->n) - hi : 0;
+}
+
 /* ---- The matrix ------------------------------------------------------------- */
 
 /* Rows [lo, hi) of A in CSR form, with global column numbers. */

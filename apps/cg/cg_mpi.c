@@ -15,16 +15,6 @@ typedef struct cg_ranks {
     int rank, ranks;
 } cg_ranks;
 
-/* Unknowns rank r reads just below and just above its band: one grid row
- * each side, clipped to the mesh; none for an empty band. */
-static void cg_halo(const cg_ranks *c, int r, long *below, long *above)
-{
-    long lo, hi, n = c->p->n, g = c->p->grid;
-    cg_band(n, c->ranks, r, &lo, &hi);
-    *below = lo < hi ? lo - (lo > g ? lo - g : 0) : 0;
-    *above = lo < hi ? (hi + g < n ? hi + g : n) - hi : 0;
-}
-
 static double cg_sum_allreduce(double partial, void *ctx)
 {
     (void)ctx;
@@ -41,14 +31,14 @@ static void cg_share_halo(double *p, void *ctx)
     const cg_ranks *c = ctx;
     long lo, hi, below, above, next_below = 0, prev_above = 0;
     cg_band(c->p->n, c->ranks, c->rank, &lo, &hi);
-    cg_halo(c, c->rank, &below, &above);
+    cg_halo(c->p, c->ranks, c->rank, &below, &above);
     int prev = c->rank > 0 ? c->rank - 1 : MPI_PROC_NULL;
     int next = c->rank < c->ranks - 1 ? c->rank + 1 : MPI_PROC_NULL;
     long unused;
     if (next != MPI_PROC_NULL)
-        cg_halo(c, next, &next_below, &unused);
+        cg_halo(c->p, c->ranks, next, &next_below, &unused);
     if (prev != MPI_PROC_NULL)
-        cg_halo(c, prev, &unused, &prev_above);
+        cg_halo(c->p, c->ranks, prev, &unused, &prev_above);
     MPI_Sendrecv(p + hi - next_below, (int)next_below, MPI_DOUBLE, next, 0, p + hi, (int)above,
                  MPI_DOUBLE, next, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Sendrecv(p + lo, (int)prev_above, MPI_DOUBLE, prev, 1, p + lo - below, (int)below,

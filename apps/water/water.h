@@ -46,6 +46,9 @@ static const double water_charge[WATER_ATOMS] = {-0.8, 0.4, 0.4};
 #define WATER_SPEED 0.2        /* bound of the initial velocity components */
 #define WATER_DT 0.004         /* time step; a bond vibrates in ~75 steps */
 
+/* Molecules whose forces one lock protects: about a 4096-byte page of them. */
+#define WATER_LOCK_GROUP ((long)(4096 / (WATER_DOUBLES * sizeof(double))))
+
 /* Energies a worker records per step. */
 enum { WATER_POTENTIAL, WATER_KINETIC, WATER_ENERGIES };
 
@@ -352,6 +355,103 @@ static int water_check_energy(const double *energies, long steps)
     if (drift > 5e-3)
         fprintf(stderr, "water: total energy drifted by %g (relative)\n", drift);
     return drift <= 5e-3;
+}
+
+/* ---- Parallel runs: their results against the sequential run's ---------- */
+
+static inline double *water_alloc(long count)
+{
+    double *a = calloc((size_t)count, sizeof *a);
+    if (!a) {
+        fprintf(stderr, "water: out of memory\n");
+        exit(2);
+    }
+    return a;
+}
+
+/* The energies of the whole system: the sum of the workers' records. */
+static inline void water_sum_energies(double *const *records, int workers, long steps,
+                                      double *total)
+{
+    for (long k = 0; k < steps * WATER_ENERGIES; k++) {
+        total[k] = 0.0;
+        for (int w = 0; w < workers; w++)
+            total[k] += records[w][k];
+    }
+}
+
+static inline int water_has_forces(const double *acc, long lo, long hi)
+{
+    for (long k = lo * WATER_DOUBLES; k < hi * WATER_DOUBLES; k++)
+        if (acc[k] != 0.0)
+            return 1;
+    return 0;
+}
+
+/* Adds the accumulator into the shared forces, `group` molecules at a time
+ * under that group's lock: a worker takes each lock once per step rather
+ * than once per pair. Groups without contributions (partners of other
+ * workers' molecules only) are skipped, and each worker starts at its own
+ * first group so that the workers do not all queue for the same lock. */
+static inline void water_publish_grouped(const water_sys *s, const water_team *t, long group,
+                                         void (*lock)(long g), void (*unlock)(long g))
+{
+    long groups = (s->n + group - 1) / group, first = t->lo / group;
+    for (long k = 0; k < groups; k++) {
+        long g = (first + k) % groups;
+        long lo = g * group, hi = lo + group < s->n ? lo + group : s->n;
+        if (!water_has_forces(t->acc, lo, hi))
+            continue;
+        lock(g);
+        water_add_forces(s, t->acc, lo, hi);
+        unlock(g);
+    }
+}
+
+/* Largest |a[k] - b[k]| over count values. */
+static inline double water_max_difference(const double *a, const double *b, long count)
+{
+    double worst = 0.0;
+    for (long k = 0; k < count; k++) {
+        double d = fabs(a[k] - b[k]);
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
+/* Node 0, after the run: the energy check the sequential version makes,
+ * and positions and energies must match the sequential run's. They match
+ * only approximately because the forces on a molecule are summed in a
+ * different order, and the gap grows with the steps; the tolerances leave
+ * room for that and nothing like a lost contribution. */
+static inline int water_verify(const water_sys *par, const double *energies, long steps)
+{
+    long n = par->n;
+    water_sys seq = *par;
+    seq.pos = water_alloc(n * WATER_DOUBLES);
+    seq.vel = water_alloc(n * WATER_DOUBLES);
+    seq.force = water_alloc(n * WATER_DOUBLES);
+    water_init(&seq, 0, n);
+    water_team alone = {0, n, water_alloc(n * WATER_DOUBLES),
+                        water_alloc(steps * WATER_ENERGIES), water_no_sync,
+                        water_publish_alone};
+    water_simulate(&seq, &alone, steps);
+
+    double pos_err = water_max_difference(par->pos, seq.pos, n * WATER_DOUBLES);
+    double energy_scale = fabs(alone.energy[WATER_POTENTIAL]) + fabs(alone.energy[WATER_KINETIC]);
+    double energy_err =
+        water_max_difference(energies, alone.energy, steps * WATER_ENERGIES) / energy_scale;
+    int same = pos_err < 1e-8 * par->box && energy_err < 1e-9;
+    if (!same)
+        fprintf(stderr, "water: differs from the sequential run: positions by %g, energies by %g\n",
+                pos_err, energy_err);
+    int ok = water_check_energy(energies, steps) && same;
+    free(seq.pos);
+    free(seq.vel);
+    free(seq.force);
+    free(alone.acc);
+    free(alone.energy);
+    return ok;
 }
 
 #endif

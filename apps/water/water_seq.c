@@ -7,28 +7,18 @@
 #include "app.h"
 #include "water.h"
 
-static double *alloc_doubles(long count)
-{
-    double *a = calloc((size_t)count, sizeof *a);
-    if (!a) {
-        fprintf(stderr, "water_seq: out of memory\n");
-        exit(2);
-    }
-    return a;
-}
-
 int main(int argc, char **argv)
 {
     water_size size = water_parse(argc, argv);
     long n = size.molecules;
     water_sys sys;
     water_geometry(&sys, n);
-    sys.pos = alloc_doubles(n * WATER_DOUBLES);
-    sys.vel = alloc_doubles(n * WATER_DOUBLES);
-    sys.force = alloc_doubles(n * WATER_DOUBLES);
+    sys.pos = water_alloc(n * WATER_DOUBLES);
+    sys.vel = water_alloc(n * WATER_DOUBLES);
+    sys.force = water_alloc(n * WATER_DOUBLES);
     water_init(&sys, 0, n);
-    water_team alone = {0, n, alloc_doubles(n * WATER_DOUBLES),
-                        alloc_doubles(size.steps * WATER_ENERGIES), water_no_sync,
+    water_team alone = {0, n, water_alloc(n * WATER_DOUBLES),
+                        water_alloc(size.steps * WATER_ENERGIES), water_no_sync,
                         water_publish_alone};
 
     double start = app_now();
