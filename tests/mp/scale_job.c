@@ -1,3 +1,4 @@
+/* tsr-test: suite */
 /* The job of issue 42 and bench/scale_startup.py: start, take a lock and
  * add one to a shared counter, pass two barriers, leave. Node 0 checks
  * that every node added its one and prints "scale N PASS" after the
