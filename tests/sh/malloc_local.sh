@@ -36,6 +36,12 @@ expect_fail "tsr_malloc_attr refuses TreadMarks' protocol in a home-based job" \
     $TSRUN -n 2 $B/tests/mp/malloc_err lrc_attr
 expect_fail "tsr_malloc_attr refuses no attributes" "tsr_malloc_attr(64, NULL): no attributes" \
     $TSRUN -n 2 $B/tests/mp/malloc_err null_attr
+expect_fail "a second thread may not allocate a Munin object" \
+    "tsr_malloc_attr(TSR_PROTO_MUNIN): called from thread [0-9]*, not from thread [0-9]* that called tsr_init" \
+    $TSRUN -n 2 $B/tests/mp/malloc_err munin_thread
+expect_fail "a second thread may not free a Munin object" \
+    "tsr_free_local(0x[0-9a-f]*): called from a second thread on memory of protocol munin" \
+    $TSRUN -n 2 $B/tests/mp/malloc_err munin_thread_free
 expect_fail "a full arena names TSR_MALLOC_MEMORY" "has no room for it; raise TSR_MALLOC_MEMORY" \
     $TSRUN -n 2 $B/tests/mp/malloc_err full
 expect_fail "bad TSR_MALLOC_MEMORY" "TSR_MALLOC_MEMORY='lots' is not a size" \
