@@ -54,6 +54,12 @@ TSR_API void tsr_finalize(void);
 
 TSR_API int tsr_node(void);  /* this node's id, 0 .. tsr_nodes()-1 */
 TSR_API int tsr_nodes(void); /* number of nodes in the job */
+/* The number of application threads this node is meant to run: TSR_THREADS
+ * (default 1), for instance the cores of a host that runs one node
+ * (docs/CLUSTER.md, "One node per host or one per core"). Tessera starts no
+ * thread itself: the program starts them, and passes the count to
+ * tsr_barrier_threads. Any thread may call it. */
+TSR_API int tsr_threads(void);
 
 /* ---- Shared memory -------------------------------------------------------- */
 

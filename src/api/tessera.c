@@ -145,6 +145,12 @@ int tsr_nodes(void)
     return cfg.nodes;
 }
 
+int tsr_threads(void)
+{
+    guard_check_any("tsr_threads");
+    return cfg.threads;
+}
+
 double tsr_wtime(void)
 {
     guard_check_any("tsr_wtime");

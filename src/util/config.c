@@ -274,6 +274,7 @@ void config_load(void)
     if (cfg.aslr_keep < 0)
         log_die("TSR_ASLR='%s' is not one of: off, keep", env("TSR_ASLR"));
     cfg.share_globals = (int)env_long("TSR_SHARE_GLOBALS", 0, 0, 1);
+    cfg.threads = (int)env_long("TSR_THREADS", 1, 1, 4096);
     /* tessera_ga.h's enum numbers the engines from 1 (0 is "the job's"). */
     cfg.ga_engine = 1 + env_choice("TSR_GA_ENGINE", ga_engine, 0);
     cfg.ga_cache_node_bits = (int)env_long("TSR_GA_CACHE_NODE_BITS", 3, 0, 12);

@@ -57,6 +57,7 @@ typedef struct tsr_config {
                                * home on this host (memory/peers.c) */
     unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */
     unsigned stall_abort_s;   /* TSR_STALL_ABORT: stop the job after it (0: never) */
+    int threads;              /* TSR_THREADS: application threads per node (tsr_threads) */
     size_t malloc_memory;     /* TSR_MALLOC_MEMORY: top of the region kept for tsr_malloc */
     transport_t transport;    /* TSR_TRANSPORT: tcp | shm | auto | udp | ucx */
     tsr_faults faults;        /* TSR_FAULTS (udp only) */

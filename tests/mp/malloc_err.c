@@ -8,12 +8,33 @@
  *                node has bound to a lock (tsr_hint_lock_data);
  *   lrc_attr     node 0 asks tsr_malloc_attr for TreadMarks' protocol in a
  *                job whose own allocations are home-based;
- *   null_attr    node 0 passes tsr_malloc_attr no attributes. */
+ *   null_attr    node 0 passes tsr_malloc_attr no attributes;
+ *   munin_thread a second thread of node 0 allocates a Munin object, which
+ *                serves only the tsr_init thread;
+ *   munin_thread_free  a second thread of the last node frees the Munin
+ *                object that node's tsr_init thread allocated. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tessera.h"
 #include "tessera_munin.h"
+
+static void *munin_alloc(void *attr) { return tsr_malloc_attr(64, attr); }
+
+static void *free_it(void *ptr)
+{
+    tsr_free_local(ptr);
+    return NULL;
+}
+
+/* Runs fn(arg) on a second thread of this node, and waits for it. */
+static void on_second_thread(void *(*fn)(void *), void *arg)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, fn, arg) || pthread_join(t, NULL))
+        printf("cannot run a second thread: FAIL\n");
+}
 
 int main(int argc, char **argv)
 {
@@ -25,8 +46,9 @@ int main(int argc, char **argv)
     munin.proto = TSR_PROTO_MUNIN;
     munin.annot = TSR_MIGRATORY;
     lrc.proto = TSR_PROTO_LRC;
+    int munin_obj = !strcmp(mode, "bound_free") || !strcmp(mode, "munin_thread_free");
     if (me == last)
-        *slot = strcmp(mode, "bound_free") ? tsr_malloc(16 * 4096) : tsr_malloc_attr(64, &munin);
+        *slot = munin_obj ? tsr_malloc_attr(64, &munin) : tsr_malloc(16 * 4096);
     tsr_barrier();
     if (!strcmp(mode, "bound_free"))
         tsr_hint_lock_data(5, *slot);
@@ -44,6 +66,10 @@ int main(int argc, char **argv)
         tsr_malloc_attr(64, &lrc);
     } else if (me == 0 && !strcmp(mode, "null_attr")) {
         tsr_malloc_attr(64, NULL);
+    } else if (me == 0 && !strcmp(mode, "munin_thread")) {
+        on_second_thread(munin_alloc, &munin);
+    } else if (me == last && !strcmp(mode, "munin_thread_free")) {
+        on_second_thread(free_it, *slot);
     }
     tsr_barrier();
     tsr_finalize();

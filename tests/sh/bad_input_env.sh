@@ -40,6 +40,7 @@ refuse TSR_GA_CACHE_NODE_BITS=13 "TSR_GA_CACHE_NODE_BITS='13' is not an integer 
 refuse TSR_GA_CACHE_ADDR_BITS=-1 "TSR_GA_CACHE_ADDR_BITS='-1' is not an integer in \[0, 24\]"
 refuse TSR_SEND_QUEUE=1K "TSR_SEND_QUEUE='1K' is out of range: 4K to 1T"
 refuse TSR_SEND_QUEUE=-5 "TSR_SEND_QUEUE='-5' is not a size"
+refuse TSR_THREADS=0 "TSR_THREADS='0' is not an integer in \[1, 4096\]"
 
 # The variables tsrun sets, given by hand.
 job="TSR_BOOT=127.0.0.1:1 TSR_SECRET=00000000000000000000000000000000"

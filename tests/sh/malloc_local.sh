@@ -25,19 +25,23 @@ for n in 1 2 4; do
         "access to 0x[0-9a-f]* in node $((n - 1))'s tsr_malloc arena, which node $((n - 1)) has not allocated" \
         $TSRUN -n $n $B/tests/mp/malloc_err unallocated
 done
-expect_fail "tsr_free_local by another node names the allocator" \
-    "tsr_free_local(0x[0-9a-f]*): node 2 allocated it, and only that node may free it" \
-    $TSRUN -n 3 $B/tests/mp/malloc_err foreign_free
-expect_fail "a Munin object bound to a lock cannot be freed" \
-    "tsr_free_local(0x[0-9a-f]*): the object is bound to lock 5 (tsr_hint_lock_data)" \
-    $TSRUN -n 3 $B/tests/mp/malloc_err bound_free
-expect_fail "tsr_malloc_attr refuses TreadMarks' protocol in a home-based job" \
-    "keeps this node's own allocations only when the whole job chose it" \
-    $TSRUN -n 2 $B/tests/mp/malloc_err lrc_attr
-expect_fail "tsr_malloc_attr refuses no attributes" "tsr_malloc_attr(64, NULL): no attributes" \
-    $TSRUN -n 2 $B/tests/mp/malloc_err null_attr
-expect_fail "a full arena names TSR_MALLOC_MEMORY" "has no room for it; raise TSR_MALLOC_MEMORY" \
-    $TSRUN -n 2 $B/tests/mp/malloc_err full
+# misuse NODES MODE NAME PATTERN: malloc_err MODE on NODES nodes must stop
+# the job printing PATTERN.
+misuse() {
+    expect_fail "$3" "$4" $TSRUN -n "$1" $B/tests/mp/malloc_err "$2"
+}
+misuse 3 foreign_free "tsr_free_local by another node names the allocator" \
+    "tsr_free_local(0x[0-9a-f]*): node 2 allocated it, and only that node may free it"
+misuse 3 bound_free "a Munin object bound to a lock cannot be freed" \
+    "tsr_free_local(0x[0-9a-f]*): the object is bound to lock 5 (tsr_hint_lock_data)"
+misuse 2 lrc_attr "tsr_malloc_attr refuses TreadMarks' protocol in a home-based job" \
+    "keeps this node's own allocations only when the whole job chose it"
+misuse 2 null_attr "tsr_malloc_attr refuses no attributes" "tsr_malloc_attr(64, NULL): no attributes"
+misuse 2 munin_thread "a second thread may not allocate a Munin object" \
+    "tsr_malloc_attr(TSR_PROTO_MUNIN): called from thread [0-9]*, not from thread [0-9]* that called tsr_init"
+misuse 2 munin_thread_free "a second thread may not free a Munin object" \
+    "tsr_free_local(0x[0-9a-f]*): called from a second thread on memory of protocol munin"
+misuse 2 full "a full arena names TSR_MALLOC_MEMORY" "has no room for it; raise TSR_MALLOC_MEMORY"
 expect_fail "bad TSR_MALLOC_MEMORY" "TSR_MALLOC_MEMORY='lots' is not a size" \
     env TSR_MALLOC_MEMORY=lots $TSRUN -n 2 $B/tests/mp/malloc_local
 expect_fail "TSR_MALLOC_MEMORY not below TSR_MEMORY" "TSR_MALLOC_MEMORY='2G' is out of range: below TSR_MEMORY" \
