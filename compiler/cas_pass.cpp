@@ -21,7 +21,8 @@
 // innermost loop that calls tsr_poll every 16th run (the paper's Section
 // 4.4; cas_emit.cpp, emitPolls).
 // A memcpy, memmove or memset is checked in place over its length at every
-// level. Addresses come from ScalarEvolution: an access whose address is not an
+// level; one of up to a page is planned like a load and a store, and
+// checked in place if no check of it can leave its loop (isLoneCopy). Addresses come from ScalarEvolution: an access whose address is not an
 // affine function of the loop's induction variable, in a loop whose trip
 // count is not computable, is not checked and keeps faulting; so is a
 // store that does not run on every iteration of its loop (under a
@@ -331,6 +332,20 @@ static bool checkMemIntrinsics(Function &F)
     return !Calls.empty();
 }
 
+// A copy of at least this many bytes costs hundreds of loads and stores,
+// against the few loads a check that finds its pages consistent costs.
+constexpr uint64_t LoneCopyMin = 1024;
+
+// A small memory intrinsic whose check cannot leave its loop, checked in
+// place if it copies enough to pay for it: the row copy the optimiser
+// peeled off an unrolled loop sits in the loop of iterations, whose
+// barriers keep its check there, and left unchecked it took a fault every
+// iteration (a twin under Munin's update protocols).
+static bool isLoneCopy(const Access &A)
+{
+    return isa<MemIntrinsic>(A.I) && A.Size >= LoneCopyMin;
+}
+
 // The checks of one function at level Lv; whether it changed.
 static bool insertChecks(Function &F, FunctionAnalysisManager &FAM, Level Lv)
 {
@@ -353,6 +368,10 @@ static bool insertChecks(Function &F, FunctionAnalysisManager &FAM, Level Lv)
         Check C;
         if (planCheck(A, Lv, LI, SE, DT, TLI, C))
             Checks.push_back(C);
+        else if (isLoneCopy(A)) {
+            emitBasic(A);
+            Changed = true;
+        }
     }
     if (Lv.Discard) {
         mergeChecks(Checks, SE);
