@@ -197,6 +197,27 @@ void clear(char *a, long n)
 // ALL: call void @tsr_range_write(ptr %0, i64 %1)
 // ALL-NEXT: call void @llvm.memset
 
+/* A row copy whose check cannot leave its loop (the loop synchronizes):
+ * too short to be checked in place as a long copy, yet costing far more
+ * than a check, it is checked in place anyway (the row the optimiser
+ * peels off an unrolled copy loop lands like this, issue 46). A struct
+ * copy there stays unchecked: its check would cost as much as the copy. */
+void copy_row_each_barrier(double *dst, const double *src, pair *p, const pair *q, long n)
+{
+    for (long it = 0; it < n; it++) {
+        __builtin_memcpy(dst, src, 2048);
+        *p = *q;
+        tsr_barrier();
+    }
+}
+// HOIST-LABEL: define {{.*}} @copy_row_each_barrier(
+// HOIST: phi
+// HOIST-DAG: call void @tsr_range_write(ptr %0, i64 2048)
+// HOIST-DAG: call void @tsr_range_read(ptr %1, i64 2048)
+// HOIST: call void @llvm.memcpy{{.*}}i64 2048
+// HOIST-NOT: call void @tsr_range
+// HOIST: {{^}}}
+
 /* A store under a condition may never run (data never negative): no write
  * check for it at any hoisting level, only the read check of its load, so
  * that a loop nest that writes nothing makes no twin, takes no page and
