@@ -9,17 +9,9 @@
 # neighbour's check takes the boundary rows away again; reduction data
 # are written only through tsr_reduce_*.
 . tests/lib.sh
-[ -x "$B/bin/tsrcc" ] ||
-    skip_all "tsrcc is missing (clang-16 and llvm-16-dev: make deps, then make)"
-src=tests/cas/stencil_run.c
-lib="$B/lib/libtessera.a -pthread -lm -Wl,-z,now"
-# shellcheck disable=SC2086
-${CC:-cc} -O2 -Iinclude -o "$LOG/cc" $src $lib || bad "cc $src"
+. tests/cas/build.sh
 builds=(basic aghoist agdiscard maxaghoist maxagdiscard)
-for b in "${builds[@]}"; do
-    # shellcheck disable=SC2086
-    $B/bin/tsrcc -tsr-cas=$b -O2 -o "$LOG/$b" $src || bad "tsrcc -tsr-cas=$b $src"
-done
+cas_build tests/cas/stencil_run.c "${builds[@]}"
 
 # run BUILD KIND SHAPE N: the job's output, sorted, in $LOG/out.
 run() {
