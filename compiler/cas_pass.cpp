@@ -207,10 +207,12 @@ static bool addGuard(const Loop *Inner, const Loop *L, const DominatorTree &DT, 
 // A read that may not run is checked all the same, as before the pass knew
 // this: a fetch it did not need costs time, never a result.
 static bool runsOver(const Access &A, const Loop *Inner, const Loop *L, const DominatorTree &DT,
-                     Check &C)
+                     ScalarEvolution &SE, Check &C)
 {
+    auto *S = dyn_cast<StoreInst>(A.I);
     if (!Inner)
-        return runsEveryIteration(A.I->getParent(), L, DT) || !A.Write;
+        return runsEveryIteration(A.I->getParent(), L, DT) || !A.Write ||
+               (S && storedOnEveryPath(S, L, SE));
     return runsEveryIteration(Inner->getLoopPreheader(), L, DT) || addGuard(Inner, L, DT, C) ||
            !A.Write;
 }
@@ -247,7 +249,7 @@ static bool planCheck(const Access &A, const Level &Lv, LoopInfo &LI, ScalarEvol
     for (Loop *L = LI.getLoopFor(A.I->getParent()); L; Inner = L, L = L->getParentLoop()) {
         size_t NGuards = C.Guards.size();
         if (!L->getLoopPreheader() || !L->isRotatedForm() || loopMaySynchronize(L, TLI) ||
-            !guardsInvariant(C, L) || !runsOver(A, Inner, L, DT, C))
+            !guardsInvariant(C, L) || !runsOver(A, Inner, L, DT, SE, C))
             break;
         if (sparseStep(SE, L, Lo, Hi, A.Size, C)) {
             C.Base = SE.getPointerBase(C.Lo);
@@ -350,8 +352,11 @@ static bool isLoneCopy(const Access &A)
 static bool insertChecks(Function &F, FunctionAnalysisManager &FAM, Level Lv)
 {
     const DataLayout &DL = F.getParent()->getDataLayout();
+    bool Hoisted = !Lv.Basic && hoistTableEntries(FAM.getResult<LoopAnalysis>(F),
+                                                  FAM.getResult<AAManager>(F),
+                                                  FAM.getResult<ScalarEvolutionAnalysis>(F));
     SmallVector<Access, 32> Accesses = collectAccesses(F, DL);
-    bool Changed = checkMemIntrinsics(F);
+    bool Changed = checkMemIntrinsics(F) || Hoisted;
     if (Accesses.empty())
         return Changed;
     if (Lv.Basic) {

@@ -218,6 +218,35 @@ void copy_row_each_barrier(double *dst, const double *src, pair *p, const pair *
 // HOIST-NOT: call void @tsr_range
 // HOIST: {{^}}}
 
+/* Rows through tables of row pointers (SOR's initialisation, issue 46):
+ * each red point is stored in one of two branches (the top row or not),
+ * and each branch loads red[i] again, as LLVM cannot move a load that not
+ * every path runs. The pass loads the entry once before the inner loop
+ * (every path loads it and nothing in the loop writes it) and, since every
+ * path stores to red[i][k], checks the row for writing: write checks for
+ * both rows, and no row pointer loaded inside the loop. */
+static double first_value(long i, long k, long n)
+{
+    if (i == 0)
+        return 1.0;
+    return k == 0 || k > n ? 0.0 : (double)(k * i % 7);
+}
+void init_rows(double **red, double **black, long n, long lo, long hi)
+{
+    for (long i = lo; i < hi; i++)
+        for (long k = 0; k < n; k++) {
+            red[i][k] = first_value(i, 2 * k, n);
+            black[i][k] = first_value(i, 2 * k + 1, n);
+        }
+}
+// HOIST-LABEL: define {{.*}} @init_rows(
+// HOIST: call void @tsr_range_write(
+// HOIST: call void @tsr_range_write(
+// HOIST: phi
+// HOIST-NOT: load ptr
+// HOIST-NOT: call void @tsr_range
+// HOIST: {{^}}}
+
 /* A store under a condition may never run (data never negative): no write
  * check for it at any hoisting level, only the read check of its load, so
  * that a loop nest that writes nothing makes no twin, takes no page and
