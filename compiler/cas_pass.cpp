@@ -22,11 +22,14 @@
 // 4.4; cas_emit.cpp, emitPolls).
 // A memcpy, memmove or memset is checked in place over its length at every
 // level; one of up to a page is planned like a load and a store, and
-// checked in place if no check of it can leave its loop (isLoneCopy). Addresses come from ScalarEvolution: an access whose address is not an
+// checked in place if no check of it can leave its loop (isLoneCopy).
+// Addresses come from ScalarEvolution: an access whose address is not an
 // affine function of the loop's induction variable, in a loop whose trip
 // count is not computable, is not checked and keeps faulting; so is a
 // store that does not run on every iteration of its loop (under a
-// condition), whose write check would be a write that may not happen.
+// condition, unless every path stores there), whose write check would be
+// a write that may not happen. A row pointer loaded inside the loop
+// (`a[i][k]`) is moved before it first where that is safe (cas_table.cpp).
 // Which accesses are shared is decided at run time: every access not into
 // the program's stack (an alloca) is checked, and the range check ignores
 // the bytes outside the shared region at the cost of one compare.
