@@ -21,11 +21,15 @@
 // innermost loop that calls tsr_poll every 16th run (the paper's Section
 // 4.4; cas_emit.cpp, emitPolls).
 // A memcpy, memmove or memset is checked in place over its length at every
-// level. Addresses come from ScalarEvolution: an access whose address is not an
+// level; one of up to a page is planned like a load and a store, and
+// checked in place if no check of it can leave its loop (isLoneCopy).
+// Addresses come from ScalarEvolution: an access whose address is not an
 // affine function of the loop's induction variable, in a loop whose trip
 // count is not computable, is not checked and keeps faulting; so is a
 // store that does not run on every iteration of its loop (under a
-// condition), whose write check would be a write that may not happen.
+// condition, unless every path stores there), whose write check would be
+// a write that may not happen. A row pointer loaded inside the loop
+// (`a[i][k]`) is moved before it first where that is safe (cas_table.cpp).
 // Which accesses are shared is decided at run time: every access not into
 // the program's stack (an alloca) is checked, and the range check ignores
 // the bytes outside the shared region at the cost of one compare.
@@ -206,10 +210,12 @@ static bool addGuard(const Loop *Inner, const Loop *L, const DominatorTree &DT, 
 // A read that may not run is checked all the same, as before the pass knew
 // this: a fetch it did not need costs time, never a result.
 static bool runsOver(const Access &A, const Loop *Inner, const Loop *L, const DominatorTree &DT,
-                     Check &C)
+                     ScalarEvolution &SE, Check &C)
 {
+    auto *S = dyn_cast<StoreInst>(A.I);
     if (!Inner)
-        return runsEveryIteration(A.I->getParent(), L, DT) || !A.Write;
+        return runsEveryIteration(A.I->getParent(), L, DT) || !A.Write ||
+               (S && storedOnEveryPath(S, L, SE));
     return runsEveryIteration(Inner->getLoopPreheader(), L, DT) || addGuard(Inner, L, DT, C) ||
            !A.Write;
 }
@@ -246,7 +252,7 @@ static bool planCheck(const Access &A, const Level &Lv, LoopInfo &LI, ScalarEvol
     for (Loop *L = LI.getLoopFor(A.I->getParent()); L; Inner = L, L = L->getParentLoop()) {
         size_t NGuards = C.Guards.size();
         if (!L->getLoopPreheader() || !L->isRotatedForm() || loopMaySynchronize(L, TLI) ||
-            !guardsInvariant(C, L) || !runsOver(A, Inner, L, DT, C))
+            !guardsInvariant(C, L) || !runsOver(A, Inner, L, DT, SE, C))
             break;
         if (sparseStep(SE, L, Lo, Hi, A.Size, C)) {
             C.Base = SE.getPointerBase(C.Lo);
@@ -331,12 +337,29 @@ static bool checkMemIntrinsics(Function &F)
     return !Calls.empty();
 }
 
+// A copy of at least this many bytes costs hundreds of loads and stores,
+// against the few loads a check that finds its pages consistent costs.
+constexpr uint64_t LoneCopyMin = 1024;
+
+// A small memory intrinsic whose check cannot leave its loop, checked in
+// place if it copies enough to pay for it: the row copy the optimiser
+// peeled off an unrolled loop sits in the loop of iterations, whose
+// barriers keep its check there, and left unchecked it took a fault every
+// iteration (a twin under Munin's update protocols).
+static bool isLoneCopy(const Access &A)
+{
+    return isa<MemIntrinsic>(A.I) && A.Size >= LoneCopyMin;
+}
+
 // The checks of one function at level Lv; whether it changed.
 static bool insertChecks(Function &F, FunctionAnalysisManager &FAM, Level Lv)
 {
     const DataLayout &DL = F.getParent()->getDataLayout();
+    bool Hoisted = !Lv.Basic && hoistTableEntries(FAM.getResult<LoopAnalysis>(F),
+                                                  FAM.getResult<AAManager>(F),
+                                                  FAM.getResult<ScalarEvolutionAnalysis>(F));
     SmallVector<Access, 32> Accesses = collectAccesses(F, DL);
-    bool Changed = checkMemIntrinsics(F);
+    bool Changed = checkMemIntrinsics(F) || Hoisted;
     if (Accesses.empty())
         return Changed;
     if (Lv.Basic) {
@@ -353,6 +376,10 @@ static bool insertChecks(Function &F, FunctionAnalysisManager &FAM, Level Lv)
         Check C;
         if (planCheck(A, Lv, LI, SE, DT, TLI, C))
             Checks.push_back(C);
+        else if (isLoneCopy(A)) {
+            emitBasic(A);
+            Changed = true;
+        }
     }
     if (Lv.Discard) {
         mergeChecks(Checks, SE);

@@ -1,9 +1,11 @@
-// cas_pass.h - what the two halves of the CAS-DSM pass share: planning
-// (cas_pass.cpp: which accesses, which checks, where) and emission
-// (cas_emit.cpp: merging, discarding, the calls; the plugin's entry point).
+// cas_pass.h - what the parts of the CAS-DSM pass share: planning
+// (cas_pass.cpp: which accesses, which checks, where), tables of row
+// pointers (cas_table.cpp) and emission (cas_emit.cpp: merging,
+// discarding, the calls; the plugin's entry point).
 #ifndef TSR_CAS_PASS_H
 #define TSR_CAS_PASS_H
 
+#include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -61,6 +63,12 @@ void mergeChecks(llvm::SmallVectorImpl<Check> &Checks, llvm::ScalarEvolution &SE
 void discardCovered(llvm::SmallVectorImpl<Check> &Checks, llvm::ScalarEvolution &SE,
                     llvm::DominatorTree &DT, const llvm::TargetLibraryInfo &TLI);
 bool emitPolls(llvm::Function &F, llvm::LoopInfo &LI);
+// cas_table.cpp: whether every path through one iteration of L passes a
+// block that Has accepts; loads of row pointers L cannot change, moved
+// before L; whether every path through L stores where S does.
+bool everyPathHas(const llvm::Loop *L, llvm::function_ref<bool(llvm::BasicBlock *)> Has);
+bool hoistTableEntries(llvm::LoopInfo &LI, llvm::AAResults &AA, llvm::ScalarEvolution &SE);
+bool storedOnEveryPath(llvm::StoreInst *S, const llvm::Loop *L, llvm::ScalarEvolution &SE);
 unsigned emitChecks(llvm::ArrayRef<Check> Checks, llvm::ScalarEvolution &SE,
                     const llvm::DataLayout &DL);
 

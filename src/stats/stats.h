@@ -28,8 +28,8 @@
     X(bytes_sent, "bytes sent (headers included)")                  \
     X(messages_received, "messages received")                       \
     X(bytes_received, "bytes received")                             \
-    X(read_faults, "read faults")                                   \
-    X(write_faults, "write faults")                                 \
+    X(read_faults, "read-fault actions (faults and range checks)")  \
+    X(write_faults, "write-fault actions (faults and checks)")      \
     X(page_fetches, "pages fetched from their home")                \
     X(twins, "twins made")                                          \
     X(diffs_created, "diffs made")                                  \

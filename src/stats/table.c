@@ -2,7 +2,8 @@
  * table.c - the statistics table (table.h). Up to TABLE_NODE_COLUMNS
  * nodes get a column each; a larger job's columns would not fit a
  * terminal, so it gets the smallest and largest node's value instead,
- * and always the total.
+ * and always the total. A few rows end in a note saying what they count,
+ * where the name alone misleads.
  */
 #include "stats/table.h"
 
@@ -81,6 +82,26 @@ int stats_table_set(stats_table *t, int node, const char *name, uint64_t value, 
     return 0;
 }
 
+/* read_faults and write_faults count the protocols' fault work, which a
+ * range check asks for too: a reader comparing them with and without
+ * checks would see little change and conclude the checks removed nothing. */
+static const struct {
+    const char *name, *note;
+} notes[] = {
+    {"read_faults", "protocol actions, range checks' too"},
+    {"write_faults", "protocol actions, range checks' too"},
+    {"faults_taken", "hardware faults that reached a protocol"},
+    {"cas_pages", "protocol actions by range checks: faults avoided"},
+};
+
+static const char *note_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++)
+        if (!strcmp(notes[i].name, name))
+            return notes[i].note;
+    return NULL;
+}
+
 /* The columns of one row: each node's value, or the least and the most. */
 typedef struct cells {
     int n;
@@ -148,9 +169,12 @@ static void widths(const stats_table *t, int *name_w, int *w)
 
 static void put_row(FILE *f, const char *name, int name_w, const cells *c, const int *w)
 {
+    const char *note = note_of(name);
     fprintf(f, "%-*s", name_w, name);
     for (int k = 0; k < c->n; k++)
         fprintf(f, "  %*s", w[k], c->text[k]);
+    if (note)
+        fprintf(f, "  (%s)", note);
     fputc('\n', f);
 }
 

@@ -4,6 +4,8 @@
  * at the end of a job; a node started by another launcher fills one with
  * its own. Rows keep the order their first value arrived in, and a row
  * all of whose values are zero is left out unless every row is asked for.
+ * The fault rows end in a note telling hardware faults (faults_taken) from
+ * protocol actions (read_faults, write_faults: range checks' work too).
  */
 #ifndef TSR_STATS_TABLE_H
 #define TSR_STATS_TABLE_H

@@ -197,6 +197,56 @@ void clear(char *a, long n)
 // ALL: call void @tsr_range_write(ptr %0, i64 %1)
 // ALL-NEXT: call void @llvm.memset
 
+/* A row copy whose check cannot leave its loop (the loop synchronizes):
+ * too short to be checked in place as a long copy, yet costing far more
+ * than a check, it is checked in place anyway (the row the optimiser
+ * peels off an unrolled copy loop lands like this, issue 46). A struct
+ * copy there stays unchecked: its check would cost as much as the copy. */
+void copy_row_each_barrier(double *dst, const double *src, pair *p, const pair *q, long n)
+{
+    for (long it = 0; it < n; it++) {
+        __builtin_memcpy(dst, src, 2048);
+        *p = *q;
+        tsr_barrier();
+    }
+}
+// HOIST-LABEL: define {{.*}} @copy_row_each_barrier(
+// HOIST: phi
+// HOIST-DAG: call void @tsr_range_write(ptr %0, i64 2048)
+// HOIST-DAG: call void @tsr_range_read(ptr %1, i64 2048)
+// HOIST: call void @llvm.memcpy{{.*}}i64 2048
+// HOIST-NOT: call void @tsr_range
+// HOIST: {{^}}}
+
+/* Rows through tables of row pointers (SOR's initialisation, issue 46):
+ * each red point is stored in one of two branches (the top row or not),
+ * and each branch loads red[i] again, as LLVM cannot move a load that not
+ * every path runs. The pass loads the entry once before the inner loop
+ * (every path loads it and nothing in the loop writes it) and, since every
+ * path stores to red[i][k], checks the row for writing: write checks for
+ * both rows, and no row pointer loaded inside the loop. */
+static double first_value(long i, long k, long n)
+{
+    if (i == 0)
+        return 1.0;
+    return k == 0 || k > n ? 0.0 : (double)(k * i % 7);
+}
+void init_rows(double **red, double **black, long n, long lo, long hi)
+{
+    for (long i = lo; i < hi; i++)
+        for (long k = 0; k < n; k++) {
+            red[i][k] = first_value(i, 2 * k, n);
+            black[i][k] = first_value(i, 2 * k + 1, n);
+        }
+}
+// HOIST-LABEL: define {{.*}} @init_rows(
+// HOIST: call void @tsr_range_write(
+// HOIST: call void @tsr_range_write(
+// HOIST: phi
+// HOIST-NOT: load ptr
+// HOIST-NOT: call void @tsr_range
+// HOIST: {{^}}}
+
 /* A store under a condition may never run (data never negative): no write
  * check for it at any hoisting level, only the read check of its load, so
  * that a loop nest that writes nothing makes no twin, takes no page and

@@ -8,19 +8,9 @@
 # (each node prints what tsr_stats counted). Where the data may be
 # written, the clipping stores that do run still take effect.
 . tests/lib.sh
-[ -x "$B/bin/tsrcc" ] ||
-    skip_all "tsrcc is missing (clang-16 and llvm-16-dev: make deps, then make)"
-src=tests/cas/clip_run.c
-lib="$B/lib/libtessera.a -pthread -lm -Wl,-z,now"
-# shellcheck disable=SC2086
-${CC:-cc} -O2 -Iinclude -o "$LOG/cc" $src $lib || bad "cc $src"
+. tests/cas/build.sh
 builds=(none basic aghoist agdiscard maxaghoist maxagdiscard poll)
-for b in "${builds[@]}"; do
-    flags=-tsr-cas=$b
-    [ "$b" = poll ] && flags="-tsr-cas=maxagdiscard -tsr-poll"
-    # shellcheck disable=SC2086
-    $B/bin/tsrcc $flags -O2 -o "$LOG/$b" $src || bad "tsrcc $flags $src"
-done
+cas_build tests/cas/clip_run.c "${builds[@]}"
 
 # same KIND N: every build prints, sorted, what the cc build prints, and
 # the cc build's passes that write nothing counted no twin, diff or write

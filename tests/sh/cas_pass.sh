@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CAS-DSM pass (docs/CAS.md) on small C functions (tests/cas/loops.c): at
-# each level, where the checks land and which are discarded, checked with
+# each level, where the checks land and which are discarded (a row copy a
+# barrier keeps in its loop checked in place), checked with
 # LLVM 16's FileCheck against that level's prefixes, and issue 51's
 # clipping loop (tests/cas/clip_run.c) given no write check; where -tsr-poll puts
 # its polls, and none without it (tests/cas/poll.c). Also: tsrcc refuses an

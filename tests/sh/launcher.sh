@@ -23,6 +23,15 @@ if TSR_STATS=all timeout 20 $TSRUN -s -n 2 $B/tests/mp/lock_counter 10 >"$LOG/ou
 else
     bad "tsrun/TSR_STATS=all statistics table" "$LOG/out"
 fi
+# The fault rows say which count hardware faults and which protocol actions
+# (range checks' work too): lock_counter's 10 increments a node all fault.
+if grep -Eq '^write_faults +[0-9]+ +[0-9]+ +[0-9]+  \(protocol actions, range checks. too\)$' "$LOG/out" &&
+    grep -Eq '^faults_taken +[1-9][0-9]* +[1-9][0-9]* +[0-9]+  \(hardware faults that reached a protocol\)$' "$LOG/out" &&
+    grep -Eq '^ga_queue_peak( +0)+$' "$LOG/out"; then
+    ok "tsrun/statistics table labels hardware faults and protocol actions"
+else
+    bad "tsrun/fault rows of the statistics table" "$LOG/out"
+fi
 # Beyond 8 nodes the columns are the least and the most node, and the total.
 if timeout 60 $TSRUN -s -n 9 $B/tests/mp/lock_counter 10 >"$LOG/out" 2>&1 &&
     grep -Eq '^counter +least +most +total$' "$LOG/out" &&
