@@ -133,10 +133,26 @@ int coh_protocol_known(unsigned proto) { return proto > 0 && proto < COH_NPROTO;
  * application threads"). The comm thread never takes it: a thread holding
  * it may wait for a reply that only the comm thread delivers. */
 static sigmutex node_lock;
+/* Whether this thread holds it. The lock is not recursive, so a fault on
+ * shared memory while the thread holds it (the runtime reading the
+ * program's view of a page it should read through its own) would wait on
+ * itself forever: it stops the node, named, instead. */
+static __thread int holding;
 
-void coh_enter(void) { sigmutex_lock(&node_lock); }
+void coh_enter(void)
+{
+    if (holding)
+        log_die("internal error: a shared-memory fault while this thread holds the node's "
+                "protocol lock (the runtime touched the program's view of a page)");
+    sigmutex_lock(&node_lock);
+    holding = 1;
+}
 
-void coh_leave(void) { sigmutex_unlock(&node_lock); }
+void coh_leave(void)
+{
+    holding = 0;
+    sigmutex_unlock(&node_lock);
+}
 
 /* Under segv the faulting thread is the caller; under uffd the handler
  * thread, which cannot say whose fault it serves: sync_threads_check
