@@ -74,8 +74,10 @@ static _Atomic uint32_t *pushed;
 static uint32_t *pushed_list;
 static _Atomic uint32_t npushed;
 static spin_t list_busy;
-/* Home (comm thread): pages multicast in this section. */
-static uint8_t *sent;
+/* Home (comm thread): pages multicast in this section, marked under
+ * list_busy as the pushed ones, for the same reason: the section's end
+ * (application thread) clears them while a late push may mark one. */
+static _Atomic uint8_t *sent;
 static uint32_t *sent_list;
 static uint32_t nsent;
 /* The section (its barrier epoch) while multicast is on, else 0. */
@@ -154,10 +156,10 @@ void hlrc_mc_end(void)
     for (uint32_t i = 0; i < atomic_load(&npushed); i++)
         atomic_store(&pushed[pushed_list[i]], 0);
     atomic_store(&npushed, 0);
-    spin_unlock(&list_busy);
     for (uint32_t i = 0; i < nsent; i++)
-        sent[sent_list[i]] = 0;
+        atomic_store(&sent[sent_list[i]], 0);
     nsent = 0;
+    spin_unlock(&list_busy);
 }
 
 uint32_t hlrc_mc_section(void) { return atomic_load(&section); }
@@ -180,8 +182,15 @@ int hlrc_mc_take(uint32_t p) { return atomic_load(&section) && take(p); }
  * node but this one and `except`. */
 static void send_once(int except, uint32_t s, uint32_t p, const void *rep, size_t len)
 {
-    sent[p] = 1;
-    sent_list[nsent++] = p;
+    spin_lock(&list_busy);
+    int live = atomic_load(&section) == s;
+    if (live) {
+        atomic_store(&sent[p], 1);
+        sent_list[nsent++] = p;
+    }
+    spin_unlock(&list_busy);
+    if (!live)
+        return;
     mc_send_others(except, MSG_PAGE_PUSH, p, s, 0, rep, len);
     COUNTER_ADD(pages_multicast, 1);
 }
@@ -192,7 +201,7 @@ void hlrc_mc_push(int requester, const tsr_msg_hdr *h, const fetch_run *r, const
     uint32_t s = coh_mc_asked(atomic_load(&section), h->arg[0]);
     if (!s || r->n != 1)
         return;
-    if (sent[r->first])
+    if (atomic_load(&sent[r->first]))
         COUNTER_ADD(requests_crossed, 1);
     else
         send_once(requester, s, r->first, rep, len);
@@ -215,7 +224,7 @@ static void on_offer(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "an offer not from this node's own fault, or of no page homed here");
         return;
     }
-    if (s != atomic_load(&section) || sent[p])
+    if (s != atomic_load(&section) || atomic_load(&sent[p]))
         return;
     /* As a reply (hlrc_fetch.c): the copies it makes are announced at
      * the home's next write; version first, then bytes. */
