@@ -183,7 +183,7 @@ int hlrc_mc_take(uint32_t p) { return atomic_load(&section) && take(p); }
 static void send_once(int except, uint32_t s, uint32_t p, const void *rep, size_t len)
 {
     spin_lock(&list_busy);
-    int live = atomic_load(&section) == s;
+    int live = coh_mc_current(atomic_load(&section), s); /* this section or the next */
     if (live) {
         atomic_store(&sent[p], 1);
         sent_list[nsent++] = p;
