@@ -231,8 +231,13 @@ int main(int argc, char **argv)
             forge_all(page_of(count), page_of(other));
             forge_munin(page_of(mu0), page_of(mu1));
             forge_locks();
-            /* After a second, one more: its line comes with the count of
-             * the lines the rate limit held back. */
+            /* Once node 0 has handled them all (its echo reply follows
+             * them on the same connection) and a second has passed, one
+             * more: its line comes with the count of the lines the rate
+             * limit held back. The second is the limit's own window,
+             * which began at node 0's first line, before its reply. */
+            char probe = 0;
+            am_echo(0, &probe, 1, &probe);
             sleep(1);
             forge('r', MSG_LOCK_ACQ, 6000, 0, 0, 0);
         }
