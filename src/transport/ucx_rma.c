@@ -68,11 +68,15 @@ void ucx_rma_register(void)
         void *base = transport_exposed(s, &len);
         if (!len)
             continue;
+        /* Non-blocking: the region is reserved, not committed (TSR_MEMORY),
+         * and must stay so; UCX maps its pages as operations reach them
+         * (on-demand paging where the fabric has it). */
         ucp_mem_map_params_t mp = {
             .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
-                          UCP_MEM_MAP_PARAM_FIELD_PROT,
+                          UCP_MEM_MAP_PARAM_FIELD_PROT | UCP_MEM_MAP_PARAM_FIELD_FLAGS,
             .address = base,
             .length = len,
+            .flags = UCP_MEM_MAP_NONBLOCK,
             .prot = UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_LOCAL_WRITE |
                     UCP_MEM_MAP_PROT_REMOTE_READ |
                     (s == RMA_MARKS ? UCP_MEM_MAP_PROT_REMOTE_WRITE : 0)};
