@@ -107,7 +107,6 @@ static int copy_chunk(uint32_t first, uint32_t n, uint32_t stride, int home)
     for (uint32_t i = 0; i < n; i++)
         atomic_store_explicit(&region.meta[first + i * stride].version,
                               atomic_load(&meta[i].version), memory_order_release);
-    COUNTER_ADD(pages_got_onesided, n);
     return 0;
 }
 
@@ -115,9 +114,12 @@ int hlrc_copy_onesided(const fetch_run *r, int home)
 {
     if (!hlrc_onesided_home(home) || hlrc_mc_section() || coh_replicating())
         return 0;
+    /* Counted once the whole run is in: a chunk refused sends the run,
+     * the chunks before it too, to be asked for. */
     for (uint32_t i = 0; i < r->n; i += CHUNK)
         if (copy_chunk(r->first + i * r->stride, r->n - i < CHUNK ? r->n - i : CHUNK, r->stride,
                        home))
             return 0;
+    COUNTER_ADD(pages_got_onesided, r->n);
     return 1;
 }
