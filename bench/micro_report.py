@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
-"""One run of bench/tsr_micro, kept: writes its five tables to
+"""One run of bench/tsr_micro, kept: writes its six tables to
 bench/results/micro.md with the date, the commit and the load average
 around the run, and with --update-docs puts them in docs/PERFORMANCE.md between
 the markers <!-- micro:begin --> / <!-- micro:end --> (progress policies),
 <!-- micro-transport:begin --> / <!-- micro-transport:end --> (backends)
 and <!-- micro-detect:begin --> / <!-- micro-detect:end --> (detection).
 The fourth, the lock hand-off's ablation, and the fifth, page fetches asked
-for or copied (TSR_FETCH), are kept in micro.md only.
+for or copied (TSR_FETCH), are kept in micro.md only; the sixth, page
+fetches over ucx asked for or read one-sided, goes between
+<!-- micro-ucx:begin --> / <!-- micro-ucx:end -->.
 
     python3 bench/micro_report.py [--update-docs] [--from FILE] [--out FILE]
 
 --from takes the tables from a saved tsr_micro output instead of running it.
-All five tables come from one run, so each ratio compares figures measured
+All six tables come from one run, so each ratio compares figures measured
 under the same load.
 """
 import argparse
@@ -24,7 +26,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The docs/PERFORMANCE.md block of each table, in tsr_micro's order (None:
 # not there).
-BLOCKS = ("micro", "micro-transport", "micro-detect", None, None)
+BLOCKS = ("micro", "micro-transport", "micro-detect", None, None, "micro-ucx")
 
 
 def tables(text):
@@ -77,7 +79,7 @@ def update_doc(path, found):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--update-docs", action="store_true",
-                    help="put the first three tables in docs/PERFORMANCE.md")
+                    help="put the first three tables and the last in docs/PERFORMANCE.md")
     ap.add_argument("--from", dest="source", help="a saved tsr_micro output")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench/results/micro.md"))
     args = ap.parse_args()

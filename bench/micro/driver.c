@@ -63,7 +63,15 @@
  * and, in a fifth table with one column per TSR_FETCH over shm (message:
  * the home's comm thread answers; direct: the faulting node copies from
  * the home's memory, memory/peers.h), the page fetch rows above and the
- * comm threads woken per 1,000 pages.
+ * comm threads woken per 1,000 pages,
+ *
+ * and, in a sixth table with one column per UCX_TLS and TSR_FETCH under
+ * TSR_TRANSPORT=ucx (message: request and reply as active messages;
+ * direct: the page read one-sided from the home, ucp_get_nbx,
+ * coherence/hlrc/hlrc_onesided.c), the same rows, the wake-ups apart;
+ * each fetch row is followed by the pages the home served by message per
+ * 1,000 fetched. Its columns are empty where UCX is not built in.
+ * `tsr_micro ucx` prints that table alone.
  *
  * This file is the driver and the node runs' entry; the rows' measurements
  * are in raw.c, rings.c, ops.c, detect.c and handoff.c, their common parts
@@ -317,6 +325,20 @@ static const row_spec fetch_rows[] = {
     {"wake-ups per 1,000 pages, sequential", "wake_page_fetch_seq", NULL},
 };
 
+static const row_spec ucx_fetch_rows[] = {
+    {"page fetch, one page", "page_fetch", NULL},
+    {"  served by the home, per 1,000 pages", "served_page_fetch", NULL},
+    {"page fetch, sequential, per page", "page_fetch_seq", NULL},
+    {"  served by the home, per 1,000 pages", "served_page_fetch_seq", NULL},
+    {"page fetch after a range check, per page", "page_fetch_checked", NULL},
+    {"  served by the home, per 1,000 pages", "served_page_fetch_checked", NULL},
+};
+/* UCX's transports here: TCP, shared memory as the test matrix runs it,
+ * and shared memory with cross-memory attach, whose gets read the home's
+ * memory with no help from its process (process_vm_readv). */
+static const char *const ucx_tls[] = {"tcp", "posix,self", "posix,cma,self"};
+#define UCX_COLUMNS (2 * (int)(sizeof ucx_tls / sizeof *ucx_tls))
+
 static void table(const char *title, const run *runs, int nruns, const row_spec *rows,
                   size_t nrows)
 {
@@ -333,7 +355,30 @@ typedef struct columns {
     run detect[2];      /* TSR_DETECT */
     run handoff[2];     /* TSR_LOCK_HANDOFF */
     run fetch[2];       /* TSR_FETCH over shm */
+    run ucx[UCX_COLUMNS]; /* TSR_FETCH under each of ucx_tls */
+    char ucx_labels[UCX_COLUMNS][24];
 } columns;
+
+/* The sixth table's columns: "msg", request and reply; "get", one-sided. */
+static void collect_ucx(columns *all, const char *self, const char *tsrun)
+{
+    static const char *fetches[] = {"message", "direct"};
+    for (int i = 0; i < UCX_COLUMNS; i++) {
+        char env[96];
+        const char *tls = ucx_tls[i / 2];
+        snprintf(all->ucx_labels[i], sizeof all->ucx_labels[i], "%s %s", tls,
+                 i % 2 ? "get" : "msg");
+        all->ucx[i].label = all->ucx_labels[i];
+        snprintf(env, sizeof env, "TSR_TRANSPORT=ucx UCX_TLS=%s TSR_FETCH=%s", tls, fetches[i % 2]);
+        collect(&all->ucx[i], self, tsrun, 2, env, "fetch", 1);
+    }
+}
+
+static void print_ucx(const columns *all)
+{
+    table("page fetch over ucx (UCX_TLS, msg/get)", all->ucx, UCX_COLUMNS, ucx_fetch_rows,
+          sizeof ucx_fetch_rows / sizeof *ucx_fetch_rows);
+}
 
 static void collect_all(columns *all, const char *self, const char *tsrun)
 {
@@ -385,6 +430,7 @@ static void collect_all(columns *all, const char *self, const char *tsrun)
         snprintf(env, sizeof env, "TSR_TRANSPORT=shm TSR_FETCH=%s", fetches[i]);
         collect(&all->fetch[i], self, tsrun, 2, env, "fetch", 0);
     }
+    collect_ucx(all, self, tsrun);
 }
 
 static void print_tables(const columns *all)
@@ -406,6 +452,8 @@ static void print_tables(const columns *all)
     printf("\n");
     table("page fetch over shm (columns: TSR_FETCH)", all->fetch, 2, fetch_rows,
           sizeof fetch_rows / sizeof *fetch_rows);
+    printf("\n");
+    print_ucx(all);
 }
 
 int main(int argc, char **argv)
@@ -421,6 +469,11 @@ int main(int argc, char **argv)
     char *slash = strrchr(tsrun, '/');
     snprintf(slash, sizeof tsrun - (size_t)(slash - tsrun), "/../bin/tsrun");
     static columns all; /* zeroed: no figures yet */
+    if (argc > 1 && !strcmp(argv[1], "ucx")) { /* the sixth table alone */
+        collect_ucx(&all, self, tsrun);
+        print_ucx(&all);
+        return 0;
+    }
     collect_all(&all, self, tsrun);
     print_tables(&all);
     return 0;

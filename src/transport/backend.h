@@ -20,6 +20,7 @@
 #ifndef TSR_BACKEND_H
 #define TSR_BACKEND_H
 
+#include "transport/rma.h"
 #include "transport/transport.h"
 
 typedef struct tsr_backend {
@@ -85,6 +86,12 @@ typedef struct tsr_backend {
      * shared-memory descriptors a peer on this host published at its start
      * (core_shared_memory), as transport_peer_memory says. Any thread. */
     int (*peer_memory)(int node, int *pid, int fds[2]);
+    /* Optional (NULL: no one-sided access, rma.h): whether node's exposed
+     * segments can be read here (any thread, async-signal-safe), and runs
+     * batch b at node, ending its waiter when done (any thread,
+     * async-signal-safe: a thread that cannot call the fabric queues it). */
+    int (*rma_ready)(int node);
+    void (*rma)(int node, rma_batch *b);
 } tsr_backend;
 
 extern const tsr_backend tcp_backend;

@@ -34,6 +34,7 @@
 #include "stats/trace.h"
 #include "transport/backend.h"
 #include "transport/holdup.h"
+#include "transport/rma.h"
 #include "util/spin.h"
 #include "transport/wait.h"
 #include "util/config.h"
@@ -111,6 +112,10 @@ int transport_peer_memory(int node, int *pid, int fds[2])
 {
     return backend && backend->peer_memory ? backend->peer_memory(node, pid, fds) : -1;
 }
+
+int core_rma_ready(int node) { return backend && backend->rma_ready && backend->rma_ready(node); }
+
+void core_rma(int node, rma_batch *b) { backend->rma(node, b); }
 
 void core_post(int dest, am_msg *m) { backend->post(dest, m); }
 

@@ -21,9 +21,6 @@
  * a gap would be a bug, which stops the job rather than reorder a
  * protocol).
  */
-#include <ucp/api/ucp.h>
-#include <ucs/debug/log_def.h>
-
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -38,6 +35,7 @@
 #include "transport/backend.h"
 #include "transport/core.h"
 #include "transport/stream.h"
+#include "transport/ucx.h"
 #include "util/config.h"
 #include "util/io.h"
 #include "util/log.h"
@@ -48,32 +46,7 @@
  * replace the C library's as it loads) ran under every transport, broke
  * the shared globals' remapping at tsr_finalize and crashed each new
  * thread under ThreadSanitizer. */
-#define UCX_FUNCS(X) \
-    X(ucp_init_version) \
-    X(ucp_config_read) \
-    X(ucp_config_release) \
-    X(ucp_cleanup) \
-    X(ucp_worker_create) \
-    X(ucp_worker_destroy) \
-    X(ucp_worker_get_efd) \
-    X(ucp_worker_arm) \
-    X(ucp_worker_progress) \
-    X(ucp_worker_get_address) \
-    X(ucp_worker_release_address) \
-    X(ucp_worker_set_am_recv_handler) \
-    X(ucp_worker_flush_nbx) \
-    X(ucp_ep_create) \
-    X(ucp_ep_close_nbx) \
-    X(ucp_am_send_nbx) \
-    X(ucp_request_check_status) \
-    X(ucp_request_free) \
-    X(ucs_status_string) \
-    X(ucs_log_push_handler) \
-    X(ucs_log_pop_handler)
-#define UCX_POINTER(f) __typeof__(&f) f;
-static struct {
-    UCX_FUNCS(UCX_POINTER)
-} api;
+ucx_funcs ucx_api;
 
 #define AM_ID 0x7e5 /* the one active-message id Tessera uses */
 #define HELLO_MAGIC 0x55435831u /* "UCX1" */
@@ -103,8 +76,8 @@ typedef struct ucx_peer {
     int failed; /* UCX reported the endpoint failed */
 } ucx_peer;
 
-static ucp_context_h context;
-static ucp_worker_h worker;
+ucp_context_h ucx_context;
+ucp_worker_h ucx_worker;
 static ucx_peer *peers;
 static int wake_fd = -1, worker_fd = -1;
 static _Atomic int in_flight; /* sends UCX has not completed */
@@ -118,19 +91,23 @@ static struct pollfd *pfd;
 enum { SLOT_WAKE, SLOT_WORKER, SLOT_CORE, SLOT_MESH = SLOT_CORE + CORE_POLLFDS };
 
 /* Stops the node naming `what` and UCX's reason unless st is UCS_OK. */
-static void ucx_check(ucs_status_t st, const char *what)
+void ucx_check(ucs_status_t st, const char *what)
 {
     if (st != UCS_OK)
         log_die("UCX transport: %s: %s (UCX_TLS=%s; `ucx_info -d` lists what UCX finds here)",
-                what, api.ucs_status_string(st), getenv("UCX_TLS") ? getenv("UCX_TLS") : "unset");
+                what, ucx_api.ucs_status_string(st), getenv("UCX_TLS") ? getenv("UCX_TLS") : "unset");
 }
 
-static void ucx_wake(void)
+void ucx_wake(void)
 {
     uint64_t one = 1;
     ssize_t unused = write(wake_fd, &one, sizeof one);
     (void)unused;
 }
+
+ucp_ep_h ucx_peer_ep(int j) { return peers[j].ep; }
+
+int ucx_peer_failed(int j) { return peers[j].failed; }
 
 static void release(ucx_send *s)
 {
@@ -146,7 +123,7 @@ static void sent(void *request, ucs_status_t status, void *user_data)
     /* A failed send belongs to a failed peer, which its endpoint's error
      * handler reports. */
     release(user_data);
-    api.ucp_request_free(request);
+    ucx_api.ucp_request_free(request);
 }
 
 /* An abort is the last thing a stopping node sends, and the process ends
@@ -156,8 +133,8 @@ static void sent(void *request, ucs_status_t status, void *user_data)
 static void last_words(ucs_status_ptr_t r)
 {
     double until = now_s() + ABORT_FLUSH_S;
-    while (api.ucp_request_check_status(r) == UCS_INPROGRESS && now_s() < until)
-        api.ucp_worker_progress(worker);
+    while (ucx_api.ucp_request_check_status(r) == UCS_INPROGRESS && now_s() < until)
+        ucx_api.ucp_worker_progress(ucx_worker);
 }
 
 /* Gives m to UCX. A message on am_send's stack (heap -1) is sent only if
@@ -178,7 +155,7 @@ static void send_now(int dest, am_msg *m)
         prm.op_attr_mask |= UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
     atomic_fetch_add(&in_flight, 1);
     sendq_grew(dest, STREAM_BYTES(m->hdr.len));
-    ucs_status_ptr_t r = api.ucp_am_send_nbx(p->ep, AM_ID, &s->h, sizeof s->h, m->payload,
+    ucs_status_ptr_t r = ucx_api.ucp_am_send_nbx(p->ep, AM_ID, &s->h, sizeof s->h, m->payload,
                                          m->hdr.len, &prm);
     if (UCS_PTR_STATUS(r) == UCS_ERR_NO_RESOURCE && m->heap == -1) {
         release(s);
@@ -193,7 +170,7 @@ static void send_now(int dest, am_msg *m)
     }
     if (UCS_PTR_IS_ERR(r))
         log_debug("ucx: sending %s to node %d: %s", msg_name(m->hdr.type), dest,
-                  api.ucs_status_string(UCS_PTR_STATUS(r)));
+                  ucx_api.ucs_status_string(UCS_PTR_STATUS(r)));
     release(s);
 }
 
@@ -311,7 +288,7 @@ static ucs_status_t on_message(void *arg, const void *header, size_t header_leng
 static int collect(void)
 {
     int busy = 0;
-    while (api.ucp_worker_progress(worker))
+    while (ucx_api.ucp_worker_progress(ucx_worker))
         busy = 1;
     return busy;
 }
@@ -362,11 +339,11 @@ static int ucx_progress(int timeout_ms)
 {
     /* Before the wait only UCX's own work: handlers run after this node's
      * messages to itself, as backend.h asks. */
-    int busy = send_queued();
+    int busy = send_queued() | ucx_rma_run();
     busy |= collect() || rx_head != NULL;
     int64_t wait_ns = 0;
     if (timeout_ms && !busy && !core_pending()) {
-        ucs_status_t st = api.ucp_worker_arm(worker);
+        ucs_status_t st = ucx_api.ucp_worker_arm(ucx_worker);
         if (st == UCS_OK)
             wait_ns = timeout_ms < 0 ? -1 : (int64_t)timeout_ms * 1000000;
         else if (st != UCS_ERR_BUSY)
@@ -377,7 +354,7 @@ static int ucx_progress(int timeout_ms)
         pfd[SLOT_MESH + j].revents = 0;
     core_poll(pfd, (nfds_t)(SLOT_MESH + cfg.nodes), pfd + SLOT_CORE, pfd + SLOT_WAKE, wait_ns);
     busy |= core_drain_self();
-    busy |= send_queued();
+    busy |= send_queued() | ucx_rma_run();
     busy |= collect();
     busy |= deliver();
     for (int j = 0; j < cfg.nodes; j++)
@@ -428,7 +405,7 @@ static void load_ucx(void)
             log_die("TSR_TRANSPORT=ucx: cannot load UCX: %s (install libucx0, or run "
                     "scripts/deps.sh)", dlerror());
 #define UCX_LOAD(f)                                                                  \
-    if (!(*(void **)&api.f = dlsym(lib[strncmp(#f, "ucs_", 4) == 0], #f)))           \
+    if (!(*(void **)&ucx_api.f = dlsym(lib[strncmp(#f, "ucs_", 4) == 0], #f)))           \
         log_die("TSR_TRANSPORT=ucx: UCX's library has no %s: UCX 1.13 or later is needed", #f);
     UCX_FUNCS(UCX_LOAD)
 }
@@ -444,21 +421,21 @@ static void open_context(void)
         log_die("TSR_SHARE_GLOBALS=1 with TSR_TRANSPORT=ucx needs UCX_MEM_EVENTS=no in every "
                 "node's environment (tsrun sets it; pass it with srun --export or mpirun -x)");
     ucp_config_t *conf;
-    ucx_check(api.ucp_config_read(NULL, NULL, &conf), "reading UCX's configuration");
+    ucx_check(ucx_api.ucp_config_read(NULL, NULL, &conf), "reading UCX's configuration");
     ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-                        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP};
-    ucs_status_t st = api.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &prm, conf, &context);
-    api.ucp_config_release(conf);
+                        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP | ucx_rma_features()};
+    ucs_status_t st = ucx_api.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &prm, conf, &ucx_context);
+    ucx_api.ucp_config_release(conf);
     ucx_check(st, "ucp_init found no transport for active messages");
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                               .thread_mode = UCS_THREAD_MODE_SERIALIZED};
-    ucx_check(api.ucp_worker_create(context, &wp, &worker), "creating the worker");
-    ucx_check(api.ucp_worker_get_efd(worker, &worker_fd), "getting the worker's event descriptor");
+    ucx_check(ucx_api.ucp_worker_create(ucx_context, &wp, &ucx_worker), "creating the worker");
+    ucx_check(ucx_api.ucp_worker_get_efd(ucx_worker, &worker_fd), "getting the worker's event descriptor");
     ucp_am_handler_param_t hp = {.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
                                                UCP_AM_HANDLER_PARAM_FIELD_CB,
                                  .id = AM_ID,
                                  .cb = on_message};
-    ucx_check(api.ucp_worker_set_am_recv_handler(worker, &hp), "setting the message handler");
+    ucx_check(ucx_api.ucp_worker_set_am_recv_handler(ucx_worker, &hp), "setting the message handler");
 }
 
 /* The hello each node sends each peer over the mesh: its token for that
@@ -473,7 +450,8 @@ static void send_hello(int j, const void *addr, size_t addr_len)
     if (getrandom(&peers[j].token_in, sizeof peers[j].token_in, 0) != sizeof(uint64_t))
         log_die("cannot set up the UCX transport: getrandom: %m");
     ucx_hello h = {HELLO_MAGIC, (uint32_t)addr_len, peers[j].token_in};
-    if (io_write_all(boot.peer_fd[j], &h, sizeof h) || io_write_all(boot.peer_fd[j], addr, addr_len))
+    if (io_write_all(boot.peer_fd[j], &h, sizeof h) || io_write_all(boot.peer_fd[j], addr, addr_len) ||
+        ucx_rma_send_keys(boot.peer_fd[j]))
         boot_stop(j, "failed (connection lost while the UCX transport started)", -1);
 }
 
@@ -508,16 +486,18 @@ static void connect_peer(int j, double deadline)
                           .address = addr,
                           .err_mode = UCP_ERR_HANDLING_MODE_PEER,
                           .err_handler = {peer_failed, (void *)(intptr_t)j}};
-    api.ucs_log_push_handler(quiet);
-    ucs_status_t st = api.ucp_ep_create(worker, &ep, &peers[j].ep);
-    api.ucs_log_pop_handler();
+    ucx_api.ucs_log_push_handler(quiet);
+    ucs_status_t st = ucx_api.ucp_ep_create(ucx_worker, &ep, &peers[j].ep);
+    ucx_api.ucs_log_pop_handler();
     if (st == UCS_ERR_UNREACHABLE) {
         ep.err_mode = UCP_ERR_HANDLING_MODE_NONE;
-        st = api.ucp_ep_create(worker, &ep, &peers[j].ep);
+        st = ucx_api.ucp_ep_create(ucx_worker, &ep, &peers[j].ep);
         log_debug("ucx: no peer failure handling toward node %d (the mesh and heartbeats watch it)", j);
     }
     ucx_check(st, "connecting to a peer's worker");
     free(addr);
+    if (ucx_rma_read_keys(j, boot.peer_fd[j], deadline))
+        boot_stop(j, lost, -1);
 }
 
 static void ucx_start(void)
@@ -528,15 +508,16 @@ static void ucx_start(void)
     if (!peers || !pfd || wake_fd < 0)
         log_die("cannot set up the UCX transport: %m");
     open_context();
+    ucx_rma_register();
     pfd[SLOT_WAKE] = (struct pollfd){wake_fd, POLLIN, 0};
     pfd[SLOT_WORKER] = (struct pollfd){worker_fd, POLLIN, 0};
     ucp_address_t *addr;
     size_t addr_len;
-    ucx_check(api.ucp_worker_get_address(worker, &addr, &addr_len), "getting the worker's address");
+    ucx_check(ucx_api.ucp_worker_get_address(ucx_worker, &addr, &addr_len), "getting the worker's address");
     for (int j = 0; j < cfg.nodes; j++)
         if (j != cfg.node)
             send_hello(j, addr, addr_len);
-    api.ucp_worker_release_address(worker, addr);
+    ucx_api.ucp_worker_release_address(ucx_worker, addr);
     double deadline = now_s() + cfg.connect_timeout_s;
     for (int j = 0; j < cfg.nodes; j++) {
         pfd[SLOT_MESH + j] = (struct pollfd){boot.peer_fd[j], POLLIN, 0};
@@ -549,31 +530,32 @@ static void ucx_start(void)
     log_debug("ucx: worker address of %zu bytes sent to %d peers", addr_len, cfg.nodes - 1);
 }
 
-/* Flushes what this node sent (its MSG_BYE among it) before the endpoints
- * close; a peer that already left fails the flush, which is fine now. */
 /* Progresses the worker until r is done or the deadline passes: a peer
  * that has gone fails or outlasts it, which no longer matters then. */
 static void settle(ucs_status_ptr_t r, double deadline)
 {
-    while (UCS_PTR_IS_PTR(r) && api.ucp_request_check_status(r) == UCS_INPROGRESS && now_s() < deadline)
-        api.ucp_worker_progress(worker);
+    while (UCS_PTR_IS_PTR(r) && ucx_api.ucp_request_check_status(r) == UCS_INPROGRESS && now_s() < deadline)
+        ucx_api.ucp_worker_progress(ucx_worker);
     if (UCS_PTR_IS_PTR(r))
-        api.ucp_request_free(r);
+        ucx_api.ucp_request_free(r);
 }
 
+/* Flushes what this node sent (its MSG_BYE among it) before the endpoints
+ * close; a peer that already left fails the flush, which is fine now. */
 static void ucx_stop(void)
 {
     ucp_request_param_t prm = {0};
     double deadline = now_s() + 2;
-    settle(api.ucp_worker_flush_nbx(worker, &prm), deadline);
+    settle(ucx_api.ucp_worker_flush_nbx(ucx_worker, &prm), deadline);
+    ucx_rma_stop();
     for (int j = 0; j < cfg.nodes; j++) {
         if (peers[j].ep)
-            settle(api.ucp_ep_close_nbx(peers[j].ep, &prm), deadline);
+            settle(ucx_api.ucp_ep_close_nbx(peers[j].ep, &prm), deadline);
         if (boot.peer_fd[j] >= 0)
             close(boot.peer_fd[j]);
     }
-    api.ucp_worker_destroy(worker);
-    api.ucp_cleanup(context);
+    ucx_api.ucp_worker_destroy(ucx_worker);
+    ucx_api.ucp_cleanup(ucx_context);
     close(wake_fd);
     free(peers);
     free(pfd);
@@ -587,4 +569,6 @@ const tsr_backend ucx_backend = {.name = "ucx",
                                  .receive = ucx_receive,
                                  .wake = ucx_wake,
                                  .idle = ucx_idle,
+                                 .rma_ready = ucx_rma_ready,
+                                 .rma = ucx_rma_post,
                                  .stop = ucx_stop};

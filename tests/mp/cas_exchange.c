@@ -5,8 +5,9 @@
  * for reading: exactly ceil(P / TSR_FETCH_AHEAD) requests, every page
  * fetched once, no fault while reading them. A node that shares a host
  * with the home under TSR_FETCH=direct copies all P pages from the home's
- * memory instead (pages_copied_direct) and sends no request; any other
- * mix is wrong. */
+ * memory instead (pages_copied_direct), as a node over ucx reads them
+ * one-sided (pages_got_onesided), and sends no request; any other mix is
+ * wrong. */
 /* tsr-test: hlrc */
 #include <stdio.h>
 
@@ -31,11 +32,11 @@ int main(int argc, char **argv)
     tsr_barrier();
     if (me) {
         tsr_stats s0, s1;
-        uint64_t c0 = counter("pages_copied_direct");
+        uint64_t c0 = counter("pages_copied_direct") + counter("pages_got_onesided");
         tsr_stats_get(&s0);
         tsr_range_read(a, (size_t)P * PAGE);
         tsr_stats_get(&s1);
-        uint64_t c1 = counter("pages_copied_direct"), f0 = counter("faults_taken");
+        uint64_t c1 = counter("pages_copied_direct") + counter("pages_got_onesided"), f0 = counter("faults_taken");
         for (size_t i = 0; i < P; i++)
             bad += a[i * PAGE + 9] != (char)(i + 1);
         uint64_t f1 = counter("faults_taken");

@@ -72,8 +72,11 @@ int main(int argc, char **argv)
     }
     if (me == 1) {
         /* Node 1 wrote the page, so the barrier prefetches it where pages
-         * are asked of their home (not copied from its memory). */
-        int prefetched = cfg.prefetch && !(cfg.fetch_direct && !strcmp(transport_name(), "shm"));
+         * are asked of their home (not copied from its memory, nor read
+         * one-sided over ucx). */
+        const char *t = transport_name();
+        int prefetched = cfg.prefetch && !(cfg.fetch_direct && (!strcmp(t, "shm") ||
+                                                                 !strcmp(t, "ucx")));
         expect("cached, after barrier (home wrote)", a, prefetched ? READ : INVALID);
         int v = a[0] + a[1];
         expect("cached, after refetch", a, READ);

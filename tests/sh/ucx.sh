@@ -2,9 +2,10 @@
 # TSR_TRANSPORT=ucx refuses what it cannot do, naming the cause: a UCX that
 # finds no transport (UCX's own reason) and shared globals without
 # UCX_MEM_EVENTS=no
-# (src/transport/ucx.c). The backend's working runs are the ucx-tcp and
-# ucx-shm lines of tests/matrix, its failures tests/sh/kill_node.sh and
-# tests/sh/heartbeat.sh.
+# (src/transport/ucx.c); and a node reading a peer one-sided when the peer
+# dies stops naming it (ucx_rma.c). The backend's working runs are the
+# ucx-tcp and ucx-shm lines of tests/matrix, its failures
+# tests/sh/kill_node.sh and tests/sh/heartbeat.sh.
 . tests/lib.sh
 pkg-config --exists ucx || skip_all "UCX is missing (scripts/deps.sh installs libucx-dev)"
 
@@ -30,4 +31,24 @@ expect_fail "ucx: shared globals without UCX_MEM_EVENTS=no are refused" \
     $B/tests/mp/globals_share
 expect_ok "ucx: shared globals run under tsrun, which sets UCX_MEM_EVENTS=no" "PASS" \
     env -u UCX_MEM_EVENTS TSR_TRANSPORT=ucx UCX_TLS=tcp $TSRUN -n 2 $B/tests/mp/globals_share
+# kill_reading TLS: node 0 killed while node 1 reads it one-sided.
+kill_reading() {
+    local name="ucx: node 0 killed while node 1 reads it one-sided, UCX_TLS=$1"
+    rm -f "$LOG/rout"
+    env TSR_TRANSPORT=ucx UCX_TLS="$1" $TSRUN -n 2 $B/tests/mp/rma_reader >"$LOG/rout" 2>"$LOG/rerr" &
+    local job=$!
+    if ! wait_ready "$LOG/rout" 2; then kill $job; bad "$name (never ready)" "$LOG/rerr"; return; fi
+    kill -9 "$(awk '$1=="ready" && $2==0 {print $3}' "$LOG/rout")"
+    local waited=0
+    while kill -0 $job 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
+    if kill -0 $job 2>/dev/null; then kill -9 $job; bad "$name (still running after 10 s)" "$LOG/rerr"; return; fi
+    wait $job; local rc=$?
+    if [ $rc -ne 0 ] && grep -q "^tessera: node 1: stopping: node 0 " "$LOG/rerr"; then
+        ok "$name (node 1 stopped naming node 0, exit $rc)"
+    else
+        bad "$name (exit $rc)" "$LOG/rerr"
+    fi
+}
+kill_reading tcp
+kill_reading posix,self
 finish

@@ -269,7 +269,9 @@ typedef struct flush_ctx {
 static int new_home_version(uint32_t p)
 {
     page_meta *m = &region.meta[p];
-    if (!atomic_exchange(&m->copied, 0))
+    /* Both taken, whichever is set: a reader's mark (hlrc_onesided.c). */
+    int copied = atomic_exchange(&m->copied, 0);
+    if (!(hlrc_take_mark(p) | copied))
         return 0;
     hlrc_note(p, atomic_fetch_add(&m->version, 1) + 1, 1);
     COUNTER_ADD(write_notices, 1);
@@ -293,8 +295,9 @@ static void flush_home_page(uint32_t p)
          * drain may have looked at the state before this store: its copy
          * holds the current version, and the page is read elsewhere. Each
          * side looks after its own store and a fence, so either it sees
-         * the page sticky and asks for it, or this sees its log entry. */
-        if (!peers_copying(p)) {
+         * the page sticky and asks for it, or this sees its log entry.
+         * So with a one-sided reader's mark (hlrc_onesided.c). */
+        if (!peers_copying(p) && !hlrc_marked(p)) {
             hlrc_rep_sticky(p);
             return;
         }

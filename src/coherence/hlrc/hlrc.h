@@ -77,6 +77,19 @@ uint32_t hlrc_fetch_run(uint32_t p, uint32_t max, uint32_t stride);
  * is in (on_page_rep). fw and m are the caller's until then. */
 void hlrc_fetch_ask(fetch_wait *fw, am_msg *m, int home);
 
+/* hlrc_onesided.c: pages read one-sided from their home (transport/rma.h).
+ * init exposes this node's pages, page table and marks (before the
+ * transport starts); copy_onesided copies run r from its home, returning
+ * 0 when it must be asked for instead (any thread, async-signal-safe);
+ * onesided_home says whether home's pages can be read so. At the home:
+ * take_mark clears page p's mark, returning whether a reader set it;
+ * marked looks at it after a full fence (hlrc.c's release). */
+void hlrc_onesided_init(void);
+int hlrc_copy_onesided(const fetch_run *r, int home);
+int hlrc_onesided_home(int home);
+int hlrc_take_mark(uint32_t p);
+int hlrc_marked(uint32_t p);
+
 /* hlrc_prefetch.c: at a barrier (TSR_PREFETCH=notices), the pages its
  * notices invalidated here are noted as they are (barrier_apply), then
  * fetched in runs, every request out before the first wait (barrier_done).

@@ -162,7 +162,7 @@ static void fetch_run_of(fetch_run r)
     double t0 = now_s();
     uint64_t traced = trace_begin();
     int home = region.meta[p].home;
-    if (!copy_direct(r, home))
+    if (!copy_direct(r, home) && !hlrc_copy_onesided(&r, home))
         fetch_by_message(r, home);
     /* Readahead's pages count as touched: one not used is prefetched at
      * most once more (hlrc_prefetch.c). */
@@ -296,6 +296,7 @@ static void on_page_rep(int src, const tsr_msg_hdr *h, void *payload)
 void hlrc_fetch_init(void)
 {
     stats_register(&pages_copied_direct);
+    hlrc_onesided_init();
     am_register(MSG_PAGE_REQ, on_page_req);
     am_register_direct(MSG_PAGE_REP, on_page_rep, page_rep_fits);
 }

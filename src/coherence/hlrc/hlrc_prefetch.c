@@ -21,7 +21,8 @@
  *
  * Only pages asked of their home by message: a home on this host whose
  * memory this node copies from (TSR_FETCH=direct) costs no round trip, so
- * its pages wait for their faults. Not while pages are multicast or a
+ * its pages wait for their faults, and so do those of a home whose pages
+ * are read one-sided (hlrc_onesided.c), which is not to be woken. Not while pages are multicast or a
  * replicated section runs (their fetches take other paths).
  */
 #include <stdlib.h>
@@ -83,7 +84,9 @@ static int by_page(const void *a, const void *b)
  * home by message. */
 static int to_fetch(uint32_t p)
 {
-    return hlrc_keeps(p) && hlrc_state(p) == INVALID && !peer_page(region.meta[p].home, p);
+    int home = region.meta[p].home;
+    return hlrc_keeps(p) && hlrc_state(p) == INVALID && !peer_page(home, p) &&
+           !hlrc_onesided_home(home);
 }
 
 /* The next run of the sorted list from wanted[*i]: consecutive pages with
