@@ -19,6 +19,7 @@
 #include "coherence/coherence.h"
 #include "coherence/payload.h"
 #include "stats/stats.h"
+#include "sync/local_wait.h"
 #include "sync/sync.h"
 #include "util/guard.h"
 #include "util/log.h"
@@ -32,6 +33,7 @@
 typedef struct cohort {
     pthread_cond_t turn;
     pthread_t holder;
+    int holder_index; /* its lw_self(), for the deadlock finder */
     int busy;       /* a thread holds it, or is taking or releasing it */
     int node_holds; /* the node holds it from the job */
     int waiters;    /* threads waiting for `busy` to end */
@@ -39,7 +41,6 @@ typedef struct cohort {
 } cohort;
 
 static cohort *cohorts;
-static pthread_mutex_t cohort_mutex = PTHREAD_MUTEX_INITIALIZER;
 STATS_COUNTER(lock_local_handoffs, "locks handed to a thread of the same node, no message");
 STATS_COUNTER(lock_local_waits, "lock requests that waited for a thread of the same node");
 
@@ -73,26 +74,37 @@ static void check_id(const char *fn, int id)
 void cohort_acquire(const char *fn, int slot)
 {
     cohort *c = &cohorts[slot];
-    pthread_mutex_lock(&cohort_mutex);
+    int me = lw_self();
+    pthread_mutex_lock(&local_mu);
     if (c->busy && pthread_equal(c->holder, pthread_self()))
         log_die("%s(%d): this thread already holds the lock (locks are not recursive)", fn, slot);
     c->waiters++;
-    if (c->busy)
+    if (c->busy) {
         COUNTER_ADD(lock_local_waits, 1);
-    while (c->busy)
-        pthread_cond_wait(&c->turn, &cohort_mutex);
+        lw_begin(LW_LOCK, (uint64_t)slot);
+        while (c->busy)
+            lw_wait(&c->turn);
+        lw_end();
+    }
     c->waiters--;
     c->busy = 1;
     c->holder = pthread_self();
+    c->holder_index = me;
     int local = c->node_holds;
-    pthread_mutex_unlock(&cohort_mutex);
+    pthread_mutex_unlock(&local_mu);
     if (local)
         return;
     lock_acquire(slot);
-    pthread_mutex_lock(&cohort_mutex);
+    pthread_mutex_lock(&local_mu);
     c->node_holds = 1;
     c->passes = 0;
-    pthread_mutex_unlock(&cohort_mutex);
+    pthread_mutex_unlock(&local_mu);
+}
+
+int cohort_holder(int slot)
+{
+    const cohort *c = &cohorts[slot];
+    return c->busy ? c->holder_index : -1;
 }
 
 /* Whether the next holder may be a waiting thread of this node. */
@@ -104,7 +116,7 @@ static int pass_locally(const cohort *c, int slot)
 void cohort_release(const char *fn, int slot)
 {
     cohort *c = &cohorts[slot];
-    pthread_mutex_lock(&cohort_mutex);
+    pthread_mutex_lock(&local_mu);
     if (!c->busy || !c->node_holds || !pthread_equal(c->holder, pthread_self()))
         log_die("%s(%d): this thread does not hold the lock", fn, slot);
     int local = pass_locally(c, slot);
@@ -113,17 +125,17 @@ void cohort_release(const char *fn, int slot)
         c->busy = 0;
         pthread_cond_signal(&c->turn);
     }
-    pthread_mutex_unlock(&cohort_mutex);
+    pthread_mutex_unlock(&local_mu);
     if (local) {
         COUNTER_ADD(lock_local_handoffs, 1);
         return;
     }
     lock_release(slot);
-    pthread_mutex_lock(&cohort_mutex);
+    pthread_mutex_lock(&local_mu);
     c->node_holds = 0;
     c->busy = 0;
     pthread_cond_signal(&c->turn);
-    pthread_mutex_unlock(&cohort_mutex);
+    pthread_mutex_unlock(&local_mu);
 }
 
 void tsr_lock(int id)
