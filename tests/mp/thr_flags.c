@@ -108,14 +108,7 @@ int main(int argc, char **argv)
     scope = proto && !strcmp(proto, "scope");
     slot = tsr_alloc(sizeof(long) * STRIDE * THR_MAX * (size_t)tsr_nodes());
     gate = tsr_alloc(sizeof(long) * STRIDE * GATES);
-    int bad = 0;
-    for (int n = 2; n <= 4; n += 2) {
-        memset(errors, 0, sizeof errors);
-        thr_team(n, worker);
-        for (int i = 0; i < n; i++)
-            bad += errors[i];
-        tsr_barrier();
-    }
+    int bad = thr_teams_2_4(worker, errors);
     printf("node %d: %d wrong values %s\n", tsr_node(), bad, bad ? "FAIL" : "PASS");
     tsr_finalize();
     return bad != 0;

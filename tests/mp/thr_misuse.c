@@ -8,9 +8,10 @@
  *                   tsr_barrier_threads(2) for thread 1, which waits for
  *                   that lock (a stall, reported under TSR_STALL_ABORT)
  *   fork_thread, serve_thread, replicate_thread
- *                   a second thread calls tsr_fork (node 0), tsr_serve (the
- *                   other nodes) or tsr_replicate_begin: calls made once per
- *                   node, by the tsr_init thread
+ *                   a second thread calls tsr_fork (node 0, the others
+ *                   serving), tsr_serve (the other nodes, node 0 finalizing)
+ *                   or tsr_replicate_begin: calls made once per node, by
+ *                   the tsr_init thread
  *   munin_alloc, munin_malloc, themis
  *                   Munin memory (collective, or a tsr_malloc_attr object)
  *                   or a Themis segment, refused under TSR_THREADS > 1 */
@@ -92,8 +93,14 @@ int main(int argc, char **argv)
     attr.proto = TSR_PROTO_MUNIN;
     if (!strcmp(mode, "locks2") || !strcmp(mode, "lock_barrier"))
         threads(mode);
-    if (!strcmp(mode, "fork_thread") || !strcmp(mode, "serve_thread"))
-        on_other_thread(tsr_node() ? call_serve : call_fork);
+    if (!strcmp(mode, "fork_thread")) {
+        if (tsr_node())
+            tsr_serve(); /* parked until node 0 stops the job */
+        else
+            on_other_thread(call_fork);
+    }
+    if (!strcmp(mode, "serve_thread") && tsr_node())
+        on_other_thread(call_serve);
     if (!strcmp(mode, "replicate_thread"))
         on_other_thread(call_replicate);
     if (!strcmp(mode, "munin_alloc"))

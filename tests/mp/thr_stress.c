@@ -8,7 +8,6 @@
  * acquire shows as a wrong byte. Run with 2, then 4 threads per node. */
 /* tsr-test: threads */
 #include <stdio.h>
-#include <string.h>
 
 #include "tessera.h"
 #include "thr.h"
@@ -66,14 +65,7 @@ int main(int argc, char **argv)
 {
     tsr_init(&argc, &argv);
     mem = tsr_alloc(BYTES);
-    int bad = 0;
-    for (int n = 2; n <= 4; n += 2) {
-        memset(errors, 0, sizeof errors);
-        thr_team(n, worker);
-        for (int i = 0; i < n; i++)
-            bad += errors[i];
-        tsr_barrier();
-    }
+    int bad = thr_teams_2_4(worker, errors);
     printf("node %d: %d wrong bytes %s\n", tsr_node(), bad, bad ? "FAIL" : "PASS");
     tsr_finalize();
     return bad != 0;
