@@ -7,6 +7,10 @@
  *   lock_barrier    on node k, thread 0 holds lock k + 1 and waits in
  *                   tsr_barrier_threads(2) for thread 1, which waits for
  *                   that lock (a stall, reported under TSR_STALL_ABORT)
+ *   cross_nodes     on every node k of 2, thread 1 (thread 0 makes no call)
+ *                   holds lock k + 1, passes a barrier, and asks for the
+ *                   other node's lock (a deadlock between nodes, whose
+ *                   report names each node's waiting thread)
  *   fork_thread, serve_thread, replicate_thread
  *                   a second thread calls tsr_fork (node 0, the others
  *                   serving), tsr_serve (the other nodes, node 0 finalizing)
@@ -41,6 +45,15 @@ static void *want_lock(void *arg)
 {
     pthread_barrier_wait(&both_hold);
     tsr_lock(tsr_node() + 1);
+    return arg;
+}
+
+static void *cross_node(void *arg)
+{
+    int k = tsr_node();
+    tsr_lock(k + 1);
+    tsr_barrier_threads(1); /* every node holds its lock from here */
+    tsr_lock((k + 1) % tsr_nodes() + 1);
     return arg;
 }
 
@@ -101,6 +114,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "serve_thread") && tsr_node())
         on_other_thread(call_serve);
+    if (!strcmp(mode, "cross_nodes"))
+        on_other_thread(cross_node);
     if (!strcmp(mode, "replicate_thread"))
         on_other_thread(call_replicate);
     if (!strcmp(mode, "munin_alloc"))

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Threads that misuse the API stop with a message naming the cause, within
 # seconds (tests/mp/thr_misuse.c): two threads of each node deadlocked on
-# two locks (the report names both threads and both locks), a lock wait
+# two locks (the report names both threads and both locks), a deadlock
+# between the second threads of two nodes (named by node and thread), a lock wait
 # behind a thread in tsr_barrier_threads (named under TSR_STALL_ABORT),
 # per-node calls (fork/join, replicated sections) from a second thread,
 # and Munin's or Themis' memory under TSR_THREADS > 1, which both refuse
@@ -18,6 +19,9 @@ for n in 1 2; do
         ok "the report names both threads and what each holds, $n node(s)"
     else bad "the report names both threads and what each holds, $n node(s)" "$LOG/out"; fi
 done
+within "threads of two nodes deadlocked, each node's waiting thread named" fail \
+    "deadlock between nodes 0 and 1: node 0 (thread 1) waits for lock 2, held by node 1; node 1 (thread 1) waits for lock 1, held by node 0" \
+    $TSRUN -n 2 $P cross_nodes
 within "a lock wait behind tsr_barrier_threads, named by thread" fail \
     "stalled [0-9]* s \(waiting for lock [12] at thread 1; held by thread 0 of this node, which waits in tsr_barrier_threads\|in tsr_barrier_threads at thread 0\)" \
     env TSR_STALL_ABORT=2 $TSRUN -n 2 $P lock_barrier
