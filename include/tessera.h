@@ -170,7 +170,10 @@ TSR_API void tsr_barrier_threads(int threads);
  * are seen by fn everywhere. tsr_join() on node 0 returns once every node
  * has finished fn, whose writes node 0 then sees; the servers go back to
  * waiting. Forks do not nest. tsr_serve() returns when node 0 calls
- * tsr_finalize; the server then calls tsr_finalize too. */
+ * tsr_finalize; the server then calls tsr_finalize too. These calls, and
+ * the replicated sections below, are made once per node, by the thread
+ * that called tsr_init: from another thread they stop the program naming
+ * the call (fn may start threads of its own). */
 TSR_API void tsr_fork(void (*fn)(void *arg), void *arg);
 TSR_API void tsr_join(void);
 TSR_API void tsr_serve(void);
@@ -196,7 +199,10 @@ TSR_API int tsr_replicated(void); /* 1 inside a replicated section */
  * made before the set. tsr_flag_wait returns at once if the flag is up.
  * tsr_flag_clear(id) lowers it and returns once it is down, so a set made
  * after it (by any node that learnt of the clear) is not undone; sets and
- * clears by one node take effect in the order made. Flags start down. */
+ * clears by one node take effect in the order made. Flags start down.
+ * Any thread may call them: a set or a wait is a release or an acquire
+ * for the calling thread, and the node's threads that wait for one flag
+ * at once share one request and all return once it is up. */
 TSR_API void tsr_flag_set(int id);
 TSR_API void tsr_flag_clear(int id);
 TSR_API void tsr_flag_wait(int id);
@@ -215,7 +221,7 @@ TSR_API double tsr_wtime(void);
  * the accesses then fault as usual, so a check never changes a result.
  * The _step forms cover count blocks of n bytes, step bytes apart (a column
  * of a row-major array). A range that wraps the address space stops the
- * program naming the call. */
+ * program naming the call. Any thread may make a check. */
 TSR_API void tsr_range_read(const void *p, size_t n);
 TSR_API void tsr_range_write(void *p, size_t n);
 TSR_API void tsr_range_read_step(const void *p, size_t n, size_t step, size_t count);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "coherence/coherence.h"
+#include "sync/sync.h"
 #include "transport/transport.h"
 #include "util/config.h"
 #include "util/cpu.h"
@@ -17,7 +18,8 @@
 static void check(const char *fn, const void *p, size_t n, size_t step, size_t count,
                   int is_write)
 {
-    guard_check(fn);
+    guard_check_any(fn);
+    sync_thread_check(fn);
     if (count && (step > (SIZE_MAX - n) / count ||
                   (uintptr_t)p > UINTPTR_MAX - ((count - 1) * step + n)))
         log_die("%s(%p, %zu, step %zu, count %zu): the range wraps the address space", fn, p, n,

@@ -61,6 +61,12 @@ void coh_map(uint32_t first, uint32_t n, const tsr_attr *attr)
     uint8_t proto = (uint8_t)(attr->proto + 1);
     if (attr->proto < 0 || proto >= COH_NPROTO)
         log_die("tsr_alloc_attr: unknown protocol %d", (int)attr->proto);
+    /* Before any thread can touch its pages: under uffd a second thread's
+     * fault could not be told from the first one's. */
+    if (coh_protocols[proto]->one_thread && cfg.threads > 1)
+        log_die("protocol %s serves one application thread per node, and TSR_THREADS=%d asks "
+                "for more: run its memory with TSR_THREADS=1 (docs/API.md, \"Threads\")",
+                coh_protocols[proto]->name, cfg.threads);
     for (uint32_t i = 0; i < n; i++) {
         region.meta[first + i].home = (uint16_t)alloc_home(attr, i, n);
         coh_set_proto(first + i, proto);

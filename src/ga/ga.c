@@ -345,6 +345,10 @@ static coll_sig ga_sig(coll_kind kind, uint64_t arg, const tsr_ga_attr *a)
 tsr_ga *tsr_ga_alloc(size_t bytes, const tsr_ga_attr *attr)
 {
     guard_check("tsr_ga_alloc");
+    if (cfg.threads > 1)
+        log_die("tsr_ga_alloc: Themis serves one application thread per node, and "
+                "TSR_THREADS=%d asks for more: run it with TSR_THREADS=1 (docs/THEMIS.md)",
+                cfg.threads);
     tsr_ga_attr a = resolved(attr);
     if (bytes == 0 || bytes > GA_SEGMENT_MAX)
         log_die("tsr_ga_alloc(%zu): a segment holds 1 byte to %llu bytes", bytes,

@@ -9,13 +9,17 @@
  * Otherwise the node releases it as before (lock_release).
  *
  * One thread of the node at a time asks for a given lock, so lock.c sees
- * one acquirer per lock, as with one application thread.
+ * one acquirer per lock, as with one application thread. The pause flags'
+ * locks (slots TSR_MAX_LOCKS + flag) pass through here too, so that
+ * threads setting or waiting for one flag at once keep that rule.
  */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "coherence/coherence.h"
+#include "coherence/payload.h"
 #include "stats/stats.h"
+#include "sync/local_wait.h"
 #include "sync/sync.h"
 #include "util/guard.h"
 #include "util/log.h"
@@ -29,6 +33,7 @@
 typedef struct cohort {
     pthread_cond_t turn;
     pthread_t holder;
+    int holder_index; /* its lw_self(), for the deadlock finder */
     int busy;       /* a thread holds it, or is taking or releasing it */
     int node_holds; /* the node holds it from the job */
     int waiters;    /* threads waiting for `busy` to end */
@@ -36,16 +41,15 @@ typedef struct cohort {
 } cohort;
 
 static cohort *cohorts;
-static pthread_mutex_t cohort_mutex = PTHREAD_MUTEX_INITIALIZER;
 STATS_COUNTER(lock_local_handoffs, "locks handed to a thread of the same node, no message");
 STATS_COUNTER(lock_local_waits, "lock requests that waited for a thread of the same node");
 
 void cohort_init(void)
 {
-    cohorts = calloc(TSR_MAX_LOCKS, sizeof *cohorts);
+    cohorts = calloc(COH_LOCK_SLOTS, sizeof *cohorts);
     if (!cohorts)
         log_die("out of memory (lock table)");
-    for (int id = 0; id < TSR_MAX_LOCKS; id++)
+    for (int id = 0; id < COH_LOCK_SLOTS; id++)
         pthread_cond_init(&cohorts[id].turn, NULL);
     stats_register(&lock_local_handoffs);
     stats_register(&lock_local_waits);
@@ -59,67 +63,89 @@ void sync_thread_check(const char *fn)
                 "the thread that called tsr_init (docs/API.md, \"Threads\")", fn, proto);
 }
 
-static cohort *checked(const char *fn, int id)
+static void check_id(const char *fn, int id)
 {
     guard_check_any(fn);
     if (id < 0 || id >= TSR_MAX_LOCKS)
         log_die("%s(%d): lock id out of range [0, %d)", fn, id, TSR_MAX_LOCKS);
     sync_thread_check(fn);
-    return &cohorts[id];
 }
 
-void tsr_lock(int id)
+void cohort_acquire(const char *fn, int slot)
 {
-    cohort *c = checked("tsr_lock", id);
-    pthread_mutex_lock(&cohort_mutex);
+    cohort *c = &cohorts[slot];
+    int me = lw_self();
+    pthread_mutex_lock(&local_mu);
     if (c->busy && pthread_equal(c->holder, pthread_self()))
-        log_die("tsr_lock(%d): this thread already holds the lock (locks are not recursive)", id);
+        log_die("%s(%d): this thread already holds the lock (locks are not recursive)", fn, slot);
     c->waiters++;
-    if (c->busy)
+    if (c->busy) {
         COUNTER_ADD(lock_local_waits, 1);
-    while (c->busy)
-        pthread_cond_wait(&c->turn, &cohort_mutex);
+        lw_begin(LW_LOCK, (uint64_t)slot);
+        while (c->busy)
+            lw_wait(&c->turn);
+        lw_end();
+    }
     c->waiters--;
     c->busy = 1;
     c->holder = pthread_self();
+    c->holder_index = me;
     int local = c->node_holds;
-    pthread_mutex_unlock(&cohort_mutex);
+    pthread_mutex_unlock(&local_mu);
     if (local)
         return;
-    lock_acquire(id);
-    pthread_mutex_lock(&cohort_mutex);
+    lock_acquire(slot);
+    pthread_mutex_lock(&local_mu);
     c->node_holds = 1;
     c->passes = 0;
-    pthread_mutex_unlock(&cohort_mutex);
+    pthread_mutex_unlock(&local_mu);
+}
+
+int cohort_holder(int slot)
+{
+    const cohort *c = &cohorts[slot];
+    return c->busy ? c->holder_index : -1;
 }
 
 /* Whether the next holder may be a waiting thread of this node. */
-static int pass_locally(const cohort *c, int id)
+static int pass_locally(const cohort *c, int slot)
 {
-    return c->waiters && (c->passes < COHORT_PASSES || lock_successor(id) < 0);
+    return c->waiters && (c->passes < COHORT_PASSES || lock_successor(slot) < 0);
 }
 
-void tsr_unlock(int id)
+void cohort_release(const char *fn, int slot)
 {
-    cohort *c = checked("tsr_unlock", id);
-    pthread_mutex_lock(&cohort_mutex);
+    cohort *c = &cohorts[slot];
+    pthread_mutex_lock(&local_mu);
     if (!c->busy || !c->node_holds || !pthread_equal(c->holder, pthread_self()))
-        log_die("tsr_unlock(%d): this thread does not hold the lock", id);
-    int local = pass_locally(c, id);
+        log_die("%s(%d): this thread does not hold the lock", fn, slot);
+    int local = pass_locally(c, slot);
     if (local) {
         c->passes++;
         c->busy = 0;
         pthread_cond_signal(&c->turn);
     }
-    pthread_mutex_unlock(&cohort_mutex);
+    pthread_mutex_unlock(&local_mu);
     if (local) {
         COUNTER_ADD(lock_local_handoffs, 1);
         return;
     }
-    lock_release(id);
-    pthread_mutex_lock(&cohort_mutex);
+    lock_release(slot);
+    pthread_mutex_lock(&local_mu);
     c->node_holds = 0;
     c->busy = 0;
     pthread_cond_signal(&c->turn);
-    pthread_mutex_unlock(&cohort_mutex);
+    pthread_mutex_unlock(&local_mu);
+}
+
+void tsr_lock(int id)
+{
+    check_id("tsr_lock", id);
+    cohort_acquire("tsr_lock", id);
+}
+
+void tsr_unlock(int id)
+{
+    check_id("tsr_unlock", id);
+    cohort_release("tsr_unlock", id);
 }

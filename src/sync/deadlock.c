@@ -151,17 +151,22 @@ int deadlock_find(const where_rec *rec, int n, int from, int *cycle)
 static int describe_wait(char *buf, size_t len, const where_rec *rec, int j, int next)
 {
     const where_rec *r = &rec[j];
+    char who[48]; /* the thread is named when a program runs threads: 0 is the tsr_init one */
+    if (r->thread)
+        snprintf(who, sizeof who, "node %d (thread %d)", j, r->thread);
+    else
+        snprintf(who, sizeof who, "node %d", j);
     if (r->lock >= 0)
-        return snprintf(buf, len, "node %d waits for lock %d, held by node %d", j, r->lock, next);
+        return snprintf(buf, len, "%s waits for lock %d, held by node %d", who, r->lock, next);
     if (r->wait && r->from >= 0)
-        return snprintf(buf, len, "node %d waits in %s for node %d", j,
-                        where_wait_name[r->wait], next);
+        return snprintf(buf, len, "%s waits in %s for node %d", who, where_wait_name[r->wait],
+                        next);
     if (r->wait)
-        return snprintf(buf, len, "node %d waits in %s for any node (node %d and all others "
-                        "wait)", j, where_wait_name[r->wait], next);
+        return snprintf(buf, len, "%s waits in %s for any node (node %d and all others wait)",
+                        who, where_wait_name[r->wait], next);
     char call[96];
-    return snprintf(buf, len, "node %d waits in call #%llu %s for node %d, which has not entered it",
-                    j, (unsigned long long)r->call, coll_describe(&r->sig, call, sizeof call),
+    return snprintf(buf, len, "%s waits in call #%llu %s for node %d, which has not entered it",
+                    who, (unsigned long long)r->call, coll_describe(&r->sig, call, sizeof call),
                     next);
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sync/local_wait.h"
 #include "sync/sync.h"
 #include "sync/where.h"
 #include "transport/transport.h"
@@ -24,7 +25,7 @@
  * deadlock finder whether anything changed between two answers. */
 static struct {
     _Atomic uint64_t call, kind, arg, attr, entered, moves, sent, got;
-    _Atomic int32_t inside, lock, wait, from;
+    _Atomic int32_t inside, lock, wait, from, thread;
     /* The wait watched now, whose `pending` tells whether it is over: set
      * and cleared under `mu`, so that the comm thread never reads a waiter
      * that has left the application thread's stack. */
@@ -94,6 +95,7 @@ static void where_now(where_rec *r, int asked)
     r->nheld = lock_held_list(r->held, WHERE_HELD_MAX);
     r->wait = atomic_load(&here.wait);
     r->from = atomic_load(&here.from);
+    r->thread = atomic_load(&here.thread);
     pthread_mutex_lock(&here.mu);
     r->blocked = here.watched && atomic_load(&here.watched->pending);
     pthread_mutex_unlock(&here.mu);
@@ -120,7 +122,7 @@ static void on_where(int src, const tsr_msg_hdr *h, void *payload)
     const where_rec *r = payload;
     if (h->arg[0] != gen || h->len != sizeof(where_rec) || ask.rec[src].answered ||
         !r->answered || r->wait < 0 || r->wait >= WAIT_KINDS || r->from < -1 ||
-        r->from >= cfg.nodes) {
+        r->from >= cfg.nodes || r->thread < 0) {
         am_reject(src, h, "not one answer to the question asked");
         return;
     }
@@ -186,16 +188,20 @@ static void describe_stall(char *buf, size_t len, int lock, double seconds)
 {
     char call[96];
     coll_sig sig = {atomic_load(&here.kind), atomic_load(&here.arg), atomic_load(&here.attr)};
+    char thread[32] = ""; /* named when a program runs threads: 0 is the tsr_init one */
+    if (atomic_load(&here.thread))
+        snprintf(thread, sizeof thread, " at thread %d", (int)atomic_load(&here.thread));
     size_t n;
     if (lock >= 0)
-        n = (size_t)snprintf(buf, len, "stalled %.0f s in tsr_lock(%d); held by", seconds, lock);
+        n = (size_t)snprintf(buf, len, "stalled %.0f s in tsr_lock(%d)%s; held by", seconds, lock,
+                             thread);
     else if (atomic_load(&here.wait))
-        n = (size_t)snprintf(buf, len, "stalled %.0f s in %s; waiting for", seconds,
-                             where_wait_name[atomic_load(&here.wait)]);
+        n = (size_t)snprintf(buf, len, "stalled %.0f s in %s%s; waiting for", seconds,
+                             where_wait_name[atomic_load(&here.wait)], thread);
     else
-        n = (size_t)snprintf(buf, len, "stalled %.0f s in call #%llu %s; waiting for", seconds,
+        n = (size_t)snprintf(buf, len, "stalled %.0f s in call #%llu %s%s; waiting for", seconds,
                              (unsigned long long)atomic_load(&here.call),
-                             coll_describe(&sig, call, sizeof call));
+                             coll_describe(&sig, call, sizeof call), thread);
     int named = 0;
     for (int j = 0; j < cfg.nodes && n < len; j++) {
         if (j == cfg.node || !waited_for(j, lock))
@@ -280,6 +286,7 @@ static void watch(waiter *w, int lock, int what, int from)
     atomic_store(&here.lock, lock);
     atomic_store(&here.wait, what);
     atomic_store(&here.from, from);
+    atomic_store(&here.thread, lw_self());
     watched(w);
     stall_moved();
     memset(ask.prev, 0, (size_t)cfg.nodes * sizeof *ask.prev);

@@ -19,6 +19,13 @@
 void lock_init(void);
 /* cohort.c: the program's locks among the node's threads (lock_init). */
 void cohort_init(void);
+/* A thread's side of any lock slot (coherence/payload.h): waits for the
+ * node's other threads, then takes it from the job unless the node holds
+ * it; the release hands it to a waiting thread of the node or gives it
+ * back. `fn` names the public call in errors (a slot held twice, or not
+ * held). */
+void cohort_acquire(const char *fn, int slot);
+void cohort_release(const char *fn, int slot);
 /* Stops a call from a thread other than tsr_init's while a protocol that
  * serves one thread keeps pages, naming it. */
 void sync_thread_check(const char *fn);

@@ -13,12 +13,12 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "sync/local_wait.h"
 #include "sync/sync.h"
 #include "tessera.h"
 #include "util/guard.h"
 #include "util/log.h"
 
-static pthread_mutex_t team_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t round_over = PTHREAD_COND_INITIALIZER;
 static int arrived, expected;
 static uint64_t rounds_begun, rounds_done;
@@ -29,25 +29,28 @@ void tsr_barrier_threads(int threads)
     if (threads < 1)
         log_die("tsr_barrier_threads(%d): the node's thread count must be at least 1", threads);
     sync_thread_check("tsr_barrier_threads");
-    pthread_mutex_lock(&team_mutex);
+    lw_self();
+    pthread_mutex_lock(&local_mu);
     if (arrived && threads != expected)
         log_die("tsr_barrier_threads(%d): another thread of this node passed %d for the same "
                 "barrier", threads, expected);
     expected = threads;
     uint64_t round = rounds_begun;
     if (++arrived < threads) {
+        lw_begin(LW_TEAM, round);
         while (rounds_done <= round)
-            pthread_cond_wait(&round_over, &team_mutex);
-        pthread_mutex_unlock(&team_mutex);
+            lw_wait(&round_over);
+        lw_end();
+        pthread_mutex_unlock(&local_mu);
         return;
     }
     arrived = 0;
     rounds_begun++;
-    pthread_mutex_unlock(&team_mutex);
+    pthread_mutex_unlock(&local_mu);
     coll_sig sig = coll_sig_of(COLL_BARRIER, 0, NULL);
     barrier_collective(&sig);
-    pthread_mutex_lock(&team_mutex);
+    pthread_mutex_lock(&local_mu);
     rounds_done++;
     pthread_cond_broadcast(&round_over);
-    pthread_mutex_unlock(&team_mutex);
+    pthread_mutex_unlock(&local_mu);
 }

@@ -31,7 +31,7 @@ typedef struct where_rec {
     int32_t wait;     /* a WAIT_* for a message, or WAIT_NONE */
     int32_t from;     /* the node whose message ends it, or -1: any node */
     int32_t blocked;  /* its watched wait has not been ended yet */
-    int32_t pad;
+    int32_t thread;   /* the thread whose wait is watched (local_wait.h's numbers) */
     /* Messages that can end a message wait: sent, and received and handled
      * (stall_sent, stall_got). Equal sums over all nodes: none on its way. */
     uint64_t sent, got;

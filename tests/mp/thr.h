@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "tessera.h"
+
 #define THR_MAX 8
 
 typedef void (*thr_fn)(int i, int n);
@@ -42,6 +44,23 @@ static inline void thr_team(int n, thr_fn fn)
     fn(0, n);
     for (int i = 1; i < n; i++)
         pthread_join(t[i], NULL);
+}
+
+/* Runs teams of 2, then 4, threads of fn, each followed by tsr_barrier;
+ * errors[i] is thread i's count, zeroed before each team. Returns the
+ * counts summed over both teams. */
+static inline int thr_teams_2_4(thr_fn fn, int *errors)
+{
+    int bad = 0;
+    for (int n = 2; n <= 4; n += 2) {
+        for (int i = 0; i < n; i++)
+            errors[i] = 0;
+        thr_team(n, fn);
+        for (int i = 0; i < n; i++)
+            bad += errors[i];
+        tsr_barrier();
+    }
+    return bad;
 }
 
 #endif
