@@ -93,6 +93,37 @@ void tsr_lock(int id)
     pthread_mutex_unlock(&cohort_mutex);
 }
 
+/* Never waits for a thread of this node either: a lock that one holds or
+ * takes is refused here without a message; one the node holds between two
+ * of its threads (a local hand-off under way) is taken as that hand-off
+ * would. */
+int tsr_trylock(int id)
+{
+    cohort *c = checked("tsr_trylock", id);
+    pthread_mutex_lock(&cohort_mutex);
+    if (c->busy && pthread_equal(c->holder, pthread_self()))
+        log_die("tsr_trylock(%d): this thread already holds the lock (locks are not recursive)",
+                id);
+    int free = !c->busy;
+    if (free) {
+        c->busy = 1;
+        c->holder = pthread_self();
+    }
+    int local = c->node_holds;
+    pthread_mutex_unlock(&cohort_mutex);
+    if (!free || local)
+        return free;
+    int got = lock_try(id);
+    pthread_mutex_lock(&cohort_mutex);
+    c->node_holds = got;
+    c->passes = 0;
+    c->busy = got;
+    if (!got)
+        pthread_cond_signal(&c->turn);
+    pthread_mutex_unlock(&cohort_mutex);
+    return got;
+}
+
 /* Whether the next holder may be a waiting thread of this node. */
 static int pass_locally(const cohort *c, int id)
 {
