@@ -151,6 +151,11 @@ TSR_API void tsr_free_local(void *ptr);
  * "Threads"). tsr_barrier is called by one thread per node. */
 TSR_API void tsr_lock(int id);
 TSR_API void tsr_unlock(int id);
+/* Takes lock `id` if it is free, without waiting: 1 if the calling thread
+ * now holds it (as after tsr_lock), 0 if a thread of some node holds it or
+ * waits for it. One round trip to the lock's manager, which never queues a
+ * try; a failed try orders no memory. */
+TSR_API int tsr_trylock(int id);
 TSR_API void tsr_barrier(void);
 /* A barrier of every thread of the job, as ArgoDSM's
  * argo::barrier(threadcount): each of `threads` threads of every node calls

@@ -30,21 +30,6 @@ typedef struct cg_team {
     long sums;
 } cg_team;
 
-/* Whole pages of their own for the vectors, whose bands start on a page
- * (cg_band) so that a halo spans the pages it does in cg.c, and for what is
- * read at every sum or halo copy, padded as against false sharing of cache
- * lines: under Tessera no write to a neighbouring block (a thread's slots,
- * the master's band of x) makes the readers fetch the page again. */
-static void *alloc_pages(size_t bytes)
-{
-    void *block;
-    if (posix_memalign(&block, 4096, (bytes + 4095) / 4096 * 4096)) {
-        perror("posix_memalign");
-        exit(2);
-    }
-    return block;
-}
-
 static double cg_sum_team(double partial, void *ctx)
 {
     cg_team *t = ctx;
@@ -95,19 +80,24 @@ int main(int argc, char **argv)
                 p.grid, threads);
         return 2;
     }
-    cg_vectors *vectors = alloc_pages((size_t)threads * sizeof *vectors);
-    double **slot = alloc_pages((size_t)threads * sizeof *slot);
+    /* Pages of their own for the vectors, whose bands start on a page
+     * (cg_band) so that a halo spans the pages it does in cg.c, and for
+     * what is read at every sum or halo copy: under Tessera no write to a
+     * neighbouring block (a thread's slots, the master's band of x) makes
+     * the readers fetch the page again. */
+    cg_vectors *vectors = app_omp_pages((size_t)threads * sizeof *vectors);
+    double **slot = app_omp_pages((size_t)threads * sizeof *slot);
     double seconds = 0.0;
 #pragma omp parallel
     {
         cg_team team = {p, vectors, slot, omp_get_thread_num(), omp_get_num_threads(), 0};
         long lo, hi;
         cg_band(p.n, team.threads, team.me, &lo, &hi);
-        slot[team.me] = alloc_pages(2 * sizeof(double));
+        slot[team.me] = app_omp_pages(2 * sizeof(double));
         cg_vectors *v = &vectors[team.me];
         size_t bytes = (size_t)p.n * sizeof(double);
-        *v = (cg_vectors){alloc_pages(bytes), alloc_pages(bytes), alloc_pages(bytes),
-                          alloc_pages(bytes)};
+        *v = (cg_vectors){app_omp_pages(bytes), app_omp_pages(bytes), app_omp_pages(bytes),
+                          app_omp_pages(bytes)};
         cg_matrix a = cg_build_matrix(&p, lo, hi);
         cg_comm comm = {cg_sum_team, cg_share_halo, &team};
         cg_init_band(v, lo, hi);

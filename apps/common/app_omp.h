@@ -6,6 +6,8 @@
 #define APP_OMP_H
 
 #include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 /* The iterations [*lo, *hi) of first .. end-1 that a static schedule gives
  * the calling thread (empty: *lo >= *hi); every thread of the team calls it.
@@ -22,6 +24,20 @@ static inline void app_omp_block(long first, long end, long *lo, long *hi)
     }
     *lo = l;
     *hi = h;
+}
+
+/* `bytes` in whole pages of their own, starting on a page, as programs pad
+ * against false sharing of cache lines: under Tessera a page is the unit
+ * of sharing, and a block that starts mid-page shares its first and last
+ * pages with its neighbours (malloc's blocks carry a header). Not zeroed. */
+static inline void *app_omp_pages(size_t bytes)
+{
+    void *block;
+    if (posix_memalign(&block, 4096, (bytes + 4095) / 4096 * 4096)) {
+        perror("posix_memalign");
+        exit(2);
+    }
+    return block;
 }
 
 #endif

@@ -8,7 +8,10 @@
  * one OpenMP lock per page-sized group of molecules. Positions and forces,
  * which every thread reads or adds to, are indexed by molecule, so they
  * are the master's allocations (under Tessera homed on node 0, where
- * water.c spreads them in blocks). Velocities are read and written by
+ * water.c spreads them in blocks), on pages of their own (app_omp_pages)
+ * as water.c's are: a group is then one page, as the locks assume, where
+ * malloc's header would shift every group across two pages, each written
+ * under two locks by two threads (a quarter to a third more page fetches). Velocities are read and written by
  * their owner only: each thread has its own whole-length copy (homed on
  * its node), as it has its own accumulator and energy record.
  */
@@ -33,6 +36,12 @@ static void publish_locked(const water_sys *s, const water_team *t)
     water_publish_grouped(s, t, WATER_LOCK_GROUP, lock_group, unlock_group);
 }
 
+static double *molecule_pages(long n)
+{
+    size_t bytes = (size_t)n * WATER_DOUBLES * sizeof(double);
+    return memset(app_omp_pages(bytes), 0, bytes);
+}
+
 static void team_barrier(void)
 {
 #pragma omp barrier
@@ -45,8 +54,8 @@ int main(int argc, char **argv)
     int threads = omp_get_max_threads();
     water_sys sys;
     water_geometry(&sys, n);
-    sys.pos = water_alloc(n * WATER_DOUBLES);
-    sys.force = water_alloc(n * WATER_DOUBLES);
+    sys.pos = molecule_pages(n);
+    sys.force = molecule_pages(n);
     group_lock = app_calloc((size_t)groups, sizeof *group_lock);
     for (long g = 0; g < groups; g++)
         omp_init_lock(&group_lock[g]);

@@ -32,6 +32,7 @@ void omp_init_lock(omp_lock_t *lock);
 void omp_destroy_lock(omp_lock_t *lock);
 void omp_set_lock(omp_lock_t *lock);
 void omp_unset_lock(omp_lock_t *lock);
+int omp_test_lock(omp_lock_t *lock);
 
 /* A nestable lock: its id, the thread holding it and how many times. */
 typedef struct omp_nest_lock_t {
@@ -43,6 +44,7 @@ void omp_init_nest_lock(omp_nest_lock_t *lock);
 void omp_destroy_nest_lock(omp_nest_lock_t *lock);
 void omp_set_nest_lock(omp_nest_lock_t *lock);
 void omp_unset_nest_lock(omp_nest_lock_t *lock);
+int omp_test_nest_lock(omp_nest_lock_t *lock);
 
 #ifdef __cplusplus
 }

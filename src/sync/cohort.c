@@ -107,6 +107,40 @@ int cohort_holder(int slot)
     return c->busy ? c->holder_index : -1;
 }
 
+/* Never waits for a thread of this node either: a lock that one holds or
+ * takes is refused here without a message; one the node holds between two
+ * of its threads (a local hand-off under way) is taken as that hand-off
+ * would. */
+int tsr_trylock(int id)
+{
+    check_id("tsr_trylock", id);
+    cohort *c = &cohorts[id];
+    int me = lw_self();
+    pthread_mutex_lock(&local_mu);
+    if (c->busy && pthread_equal(c->holder, pthread_self()))
+        log_die("tsr_trylock(%d): this thread already holds the lock (locks are not recursive)",
+                id);
+    int free = !c->busy;
+    if (free) {
+        c->busy = 1;
+        c->holder = pthread_self();
+        c->holder_index = me;
+    }
+    int local = c->node_holds;
+    pthread_mutex_unlock(&local_mu);
+    if (!free || local)
+        return free;
+    int got = lock_try(id);
+    pthread_mutex_lock(&local_mu);
+    c->node_holds = got;
+    c->passes = 0;
+    c->busy = got;
+    if (!got)
+        pthread_cond_signal(&c->turn);
+    pthread_mutex_unlock(&local_mu);
+    return got;
+}
+
 /* Whether the next holder may be a waiting thread of this node. */
 static int pass_locally(const cohort *c, int slot)
 {

@@ -15,6 +15,11 @@
  * one that finds that cycle over goes back (MSG_LOCK_BOUNCE); the manager,
  * which by then has merged the release, grants from there.
  *
+ * A try (tsr_trylock, MSG_LOCK_TRY) asks the manager the same way but
+ * never queues: the manager grants a lock free there and refuses a held
+ * one (MSG_LOCK_REFUSED), which leaves no trace in the queue, so nothing
+ * is forwarded for a refused cycle.
+ *
  * TSR_LOCK_HANDOFF=manager turns the direct hand-off off, to measure it
  * (bench/tsr_micro): the manager then queues the requests for a held lock
  * itself, every release goes to it, and it grants the next in line, as
@@ -70,15 +75,19 @@ static uint32_t *releases_sent;
 
 /* The grant each lock's acquirer waits for: several threads of this node
  * may each wait for a lock of its own (one per lock: cohort.c lets one
- * thread at a time ask for a lock). `waiting` is set before the request
- * goes and taken back by the grant that ends the wait. */
+ * thread at a time ask for a lock). `waiting` (WANT_*) is set before the
+ * request goes and taken back by the grant, or the refusal of a try, that
+ * ends the wait. */
+enum { WANT_NONE, WANT_LOCK, WANT_TRY };
 typedef struct lock_grant {
     waiter w;
     void *payload;
     size_t len;
+    int refused;
     _Atomic int waiting;
 } lock_grant;
 static lock_grant *grants;
+STATS_COUNTER(lock_tries_refused, "tsr_trylock calls the lock's manager refused (lock held)");
 
 void lock_own(const char *why, int id)
 {
@@ -123,10 +132,31 @@ void *lock_copy(const void *p, size_t len)
  * node cannot take one now. */
 static const char *take_grant(int id)
 {
-    int want = 1;
-    return atomic_compare_exchange_strong(&grants[id].waiting, &want, 0)
+    int want = atomic_load(&grants[id].waiting);
+    return want != WANT_NONE && atomic_compare_exchange_strong(&grants[id].waiting, &want, 0)
                ? NULL
                : "a grant of a lock this node does not wait for";
+}
+
+/* Takes the refusal of this node's try of lock id in request cycle
+ * `cycle`: NULL, or why this node cannot take one now. */
+static const char *take_refusal(int id, uint32_t cycle)
+{
+    pthread_mutex_lock(&node_mutex);
+    int now = mine[id].on && mine[id].cycle == cycle;
+    pthread_mutex_unlock(&node_mutex);
+    int want = WANT_TRY;
+    if (!now)
+        return "a refusal for a request cycle this node is not in";
+    return atomic_compare_exchange_strong(&grants[id].waiting, &want, 0)
+               ? NULL
+               : "a refusal of a lock this node does not try";
+}
+
+static void deliver_refusal(int id)
+{
+    grants[id].refused = 1;
+    waiter_done(&grants[id].w);
 }
 
 static void deliver_grant(int id, const void *payload, size_t len)
@@ -143,6 +173,16 @@ void lock_send_grant(int id, int node, const pbuf *out)
         deliver_grant(id, out->p, out->len);
     } else {
         am_send(node, MSG_LOCK_GRANT, lock_wire_id(id), 0, 0, out->p, out->len);
+    }
+}
+
+void lock_send_refusal(int id, int node, uint32_t cycle)
+{
+    if (node == cfg.node) {
+        lock_own(take_refusal(id, cycle), id);
+        deliver_refusal(id);
+    } else {
+        am_send(node, MSG_LOCK_REFUSED, lock_wire_id(id), cycle, 0, NULL, 0);
     }
 }
 
@@ -206,6 +246,17 @@ static void on_lock_grant(int src, const tsr_msg_hdr *h, void *payload)
         deliver_grant(lock_slot(h), payload, h->len);
 }
 
+static void on_lock_refused(int src, const tsr_msg_hdr *h, void *payload)
+{
+    (void)payload;
+    int id = lock_slot(h);
+    const char *why = src != lock_manager_of(id) ? "a refusal not from the lock's manager"
+                                                 : take_refusal(id, (uint32_t)h->arg[1]);
+    lock_judge(src, h, why);
+    if (!why)
+        deliver_refusal(id);
+}
+
 /* A peek's wait (lock_peek): the request id names it. */
 typedef struct peek_wait {
     waiter w;
@@ -253,6 +304,8 @@ void lock_init(void)
     am_register(MSG_LOCK_FWD, on_lock_fwd);
     am_register(MSG_LOCK_GRANT, on_lock_grant);
     am_register(MSG_LOCK_DATA, on_lock_data);
+    am_register(MSG_LOCK_REFUSED, on_lock_refused);
+    stats_register(&lock_tries_refused);
 }
 
 int lock_held_here(int id) { return held_here[id]; }
@@ -283,23 +336,22 @@ void lock_count_releases(uint32_t *sent)
     memset(releases_sent, 0, (size_t)cfg.nodes * sizeof *releases_sent);
 }
 
-/* The protocols' calls go under the node's protocol lock (coh_enter),
- * never a wait for the grant: another thread of this node may hold the
- * lock asked for and need the protocol lock to release it. */
-void lock_acquire(int id)
+/* Asks lock id's manager for the lock (want: WANT_LOCK, or WANT_TRY,
+ * which the manager may refuse), and waits for its answer. The protocols'
+ * calls go under the node's protocol lock (coh_enter), never a wait for
+ * the answer: another thread of this node may hold the lock asked for and
+ * need the protocol lock to release it. */
+static void ask(int id, int want)
 {
-    if (held_here[id])
-        log_die("tsr_lock(%d): this node already holds the lock (locks are not recursive)", id);
     lock_grant *g = &grants[id];
-    double t0 = now_s();
-    uint64_t traced = trace_begin();
     coh_enter();
     if (!atomic_load(&nheld))
         coh_sync_point(0);
     am_wait_room();
     int m = lock_manager_of(id);
     waiter_init(&g->w, 1);
-    atomic_store(&g->waiting, 1); /* before any grant can come */
+    g->refused = 0;
+    atomic_store(&g->waiting, want); /* before any answer can come */
     pthread_mutex_lock(&node_mutex);
     uint32_t cycle = ++mine[id].cycle;
     mine[id].on = 1;
@@ -308,13 +360,20 @@ void lock_acquire(int id)
     coh_lock_request(id, &req);
     coh_leave();
     if (m == cfg.node) {
-        lock_own(lock_mgr_acquire(id, cfg.node, cycle, req.p, req.len), id);
+        lock_own(want == WANT_TRY ? lock_mgr_try(id, cfg.node, cycle, req.p, req.len)
+                                  : lock_mgr_acquire(id, cfg.node, cycle, req.p, req.len), id);
     } else {
-        am_send(m, MSG_LOCK_ACQ, lock_wire_id(id), cycle, 0, req.p, req.len);
-        STAT_ADD(remote_lock_acquires, 1);
+        am_send(m, want == WANT_TRY ? MSG_LOCK_TRY : MSG_LOCK_ACQ, lock_wire_id(id), cycle, 0,
+                req.p, req.len);
     }
     pbuf_free(&req);
     stall_wait(&g->w, id);
+}
+
+/* The grant came: the node holds the lock once its protocols applied it. */
+static void taken(int id, double t0, uint64_t traced)
+{
+    lock_grant *g = &grants[id];
     held_here[id] = 1;
     atomic_fetch_add(&nheld, 1);
     stall_moved();
@@ -325,9 +384,47 @@ void lock_acquire(int id)
     free(g->payload);
     sync_acquired();
     STAT_ADD(lock_acquires, 1);
+    if (lock_manager_of(id) != cfg.node)
+        STAT_ADD(remote_lock_acquires, 1);
     STAT_TIME(lock_wait_s, now_s() - t0);
     TRACE_SPAN(traced, EV_LOCK_WAIT, 0, (uint32_t)id, 0);
     trace_hold(id, 1);
+}
+
+static void check_not_held(const char *fn, int id)
+{
+    if (held_here[id])
+        log_die("%s(%d): this node already holds the lock (locks are not recursive)", fn, id);
+}
+
+void lock_acquire(int id)
+{
+    check_not_held("tsr_lock", id);
+    double t0 = now_s();
+    uint64_t traced = trace_begin();
+    ask(id, WANT_LOCK);
+    taken(id, t0, traced);
+}
+
+/* A refused try ends its cycle here: nothing was forwarded for it (the
+ * manager made no successor of it). Its request's protocol side (scope
+ * consistency notes the lock being opened) is redone by the next request
+ * of the lock before it matters. */
+int lock_try(int id)
+{
+    check_not_held("tsr_trylock", id);
+    double t0 = now_s();
+    uint64_t traced = trace_begin();
+    ask(id, WANT_TRY);
+    if (!grants[id].refused) {
+        taken(id, t0, traced);
+        return 1;
+    }
+    pthread_mutex_lock(&node_mutex);
+    mine[id].on = 0;
+    pthread_mutex_unlock(&node_mutex);
+    COUNTER_ADD(lock_tries_refused, 1);
+    return 0;
 }
 
 /* With a successor, the grant goes straight to it; else the release goes

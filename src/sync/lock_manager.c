@@ -110,7 +110,11 @@ static const char *acquire_refused(int id, int node, uint32_t cycle)
     return NULL;
 }
 
-const char *lock_mgr_acquire(int id, int node, uint32_t cycle, const void *req, size_t rlen)
+/* A request, or a try (tsr_trylock), which is granted as a request when
+ * the lock is free here and refused, never queued, when a node holds it or
+ * waits for it: the refused cycle is then the node's last, closed, so its
+ * next request is the following cycle and no release is due for it. */
+static const char *ask(int id, int node, uint32_t cycle, const void *req, size_t rlen, int try)
 {
     if (coh_lock_request_check(req, rlen))
         return "a malformed request";
@@ -119,8 +123,14 @@ const char *lock_mgr_acquire(int id, int node, uint32_t cycle, const void *req, 
     lock_mgr *l = &mgr[id];
     int tail = l->tail;
     uint32_t tail_cycle = l->tail_cycle;
+    asker *a = asker_of(id, node);
+    if (!why && try && tail >= 0) {
+        *a = (asker){cycle, 0, NO_NODE, a->bounce};
+        pthread_mutex_unlock(&mgr_mutex);
+        lock_send_refusal(id, node, cycle); /* outside mgr_mutex, as forward() */
+        return NULL;
+    }
     if (!why) {
-        asker *a = asker_of(id, node);
         *a = (asker){cycle, 1, NO_NODE, a->bounce};
         if (tail >= 0 && !cfg.handoff_via_manager)
             asker_of(id, tail)->succ = (int16_t)node;
@@ -135,6 +145,16 @@ const char *lock_mgr_acquire(int id, int node, uint32_t cycle, const void *req, 
     if (!why && tail >= 0 && !cfg.handoff_via_manager)
         forward(id, tail, tail_cycle, node, req, rlen);
     return why;
+}
+
+const char *lock_mgr_acquire(int id, int node, uint32_t cycle, const void *req, size_t rlen)
+{
+    return ask(id, node, cycle, req, rlen, 0);
+}
+
+const char *lock_mgr_try(int id, int node, uint32_t cycle, const void *req, size_t rlen)
+{
+    return ask(id, node, cycle, req, rlen, 1);
 }
 
 static void answer_peek(int id, int node, uint64_t reply)
@@ -215,6 +235,13 @@ static void on_lock_acq(int src, const tsr_msg_hdr *h, void *payload)
                                                     payload, h->len));
 }
 
+static void on_lock_try(int src, const tsr_msg_hdr *h, void *payload)
+{
+    const char *why = not_managed(h);
+    lock_judge(src, h, why ? why : lock_mgr_try(lock_slot(h), src, (uint32_t)h->arg[1], payload,
+                                                h->len));
+}
+
 static void on_lock_bounce(int src, const tsr_msg_hdr *h, void *payload)
 {
     const char *why = not_managed(h);
@@ -280,6 +307,7 @@ void lock_manager_init(void)
     for (size_t k = 0; k < nask; k++)
         askers[k].succ = askers[k].bounce = NO_NODE;
     am_register(MSG_LOCK_ACQ, on_lock_acq);
+    am_register(MSG_LOCK_TRY, on_lock_try);
     am_register(MSG_LOCK_BOUNCE, on_lock_bounce);
     am_register(MSG_LOCK_REL, on_lock_rel);
     am_register(MSG_LOCK_PEEK, on_lock_peek);

@@ -4,7 +4,8 @@
  * knows which request cycle of each node is open, and answers reads of the
  * lock's bound data; the nodes (lock.c) ask, keep their successor and grant
  * it. Where one node plays both parts, each half calls the other instead
- * of sending it a message.
+ * of sending it a message. A try (tsr_trylock) is a request the manager
+ * refuses instead of queueing when the lock is held.
  */
 #ifndef TSR_LOCK_MANAGER_H
 #define TSR_LOCK_MANAGER_H
@@ -46,6 +47,9 @@ void lock_own(const char *why, int id);
  * steps a node takes at itself when it manages the lock. */
 void lock_manager_init(void);
 const char *lock_mgr_acquire(int id, int node, uint32_t cycle, const void *req, size_t rlen);
+/* A try: granted as lock_mgr_acquire if the lock is free, else refused
+ * (lock_send_refusal), never queued. */
+const char *lock_mgr_try(int id, int node, uint32_t cycle, const void *req, size_t rlen);
 const char *lock_mgr_release(int id, int node, uint32_t cycle, const void *payload,
                              size_t len);
 const char *lock_mgr_bounced(int id, int from, int node, const void *req, size_t rlen);
@@ -54,5 +58,7 @@ const char *lock_mgr_bounced(int id, int from, int node, const void *req, size_t
  * a request forwarded to its predecessor, and a grant sent to its taker. */
 const char *lock_forwarded(int id, int node, uint32_t cycle, const void *req, size_t rlen);
 void lock_send_grant(int id, int node, const pbuf *out);
+/* The refusal of node's try in request cycle `cycle`. */
+void lock_send_refusal(int id, int node, uint32_t cycle);
 
 #endif

@@ -49,6 +49,9 @@ void barrier_on_note(int (*ok)(const uint64_t note[3]));
  * node's threads). */
 void lock_acquire(int id);
 void lock_release(int id);
+/* tsr_trylock's node side: 1 if the manager granted the lock (the node
+ * then holds it, as after lock_acquire), 0 if it was held (refused). */
+int lock_try(int id);
 /* Pause flags (flag.c): registers their messages. */
 void flag_init(void);
 /* Whether this node holds lock `id` (the stall detector asks). */

@@ -50,7 +50,8 @@ static const int types[] = {MSG_LOCK_ACQ,   MSG_LOCK_FWD,      MSG_LOCK_BOUNCE,
                             MSG_LOCK_GRANT, MSG_LOCK_REL,      MSG_LOCK_PEEK,
                             MSG_LOCK_DATA,  MSG_BARRIER_ARRIVE, MSG_BARRIER_DONE,
                             MSG_FLAG_SET,   MSG_FLAG_CLEAR,    MSG_FLAG_WAIT,
-                            MSG_FLAG_UP,    MSG_WHERE_ASK,     MSG_WHERE};
+                            MSG_FLAG_UP,    MSG_WHERE_ASK,     MSG_WHERE,
+                            MSG_LOCK_TRY,   MSG_LOCK_REFUSED};
 
 static void setup(void)
 {

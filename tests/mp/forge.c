@@ -7,8 +7,8 @@
  * node 0, exactly as many as sent, and the job's results must stay exact.
  * Lock and barrier messages that keep the table's rules but not the
  * protocol's state (a release by a node that does not hold the lock, a
- * second acquire, a bounce or forward nobody owes, a grant nobody waits
- * for, a second arrival at one barrier, a departure not from the root) are
+ * second acquire or a try while it holds the lock, a bounce or forward
+ * nobody owes, a grant or a try's refusal nobody waits for, a second arrival at one barrier, a departure not from the root) are
  * rejected the same way. tests/sh/forge.sh checks the log lines that name
  * them. */
 /* tsr-test: suite -n 2,4 */
@@ -68,6 +68,8 @@ static void forge_all(uint32_t home0, uint32_t home1)
     forge('r', MSG_DIFF_ACK, 1, NOBODY, 0, 12);                  /* length not count * 8 */
     forge('r', MSG_LOCK_GRANT, 70000, 0, 0, 0);
     forge('r', MSG_LOCK_REL, 4096, 0, 0, 0);                     /* lock id out of range */
+    forge('r', MSG_LOCK_TRY, 4096, 1, 0, 0);
+    forge('r', MSG_LOCK_REFUSED, 5000, 1, 0, 0);
     forge('r', MSG_MU_REQ, off_region, 0, 0, 0);
     forge('r', MSG_MU_REQ, home0 | 1ull << 32, 0, 0, 0);         /* not a Munin page */
     forge('d', MSG_MU_GRANT, home0 | 1ull << 32, NOBODY, 0, 0);
@@ -147,18 +149,22 @@ static void forge_locks(void)
     forge('r', MSG_LOCK_FWD, 1, 0, 1, 0);                 /* node 0's own request */
     forge('r', MSG_LOCK_FWD, 1, 1, 5, req.len);           /* a cycle not begun */
     forge('r', MSG_LOCK_GRANT, 0, 0, 0, 0);               /* node 0 does not wait for it */
+    forge('r', MSG_LOCK_REFUSED, 0, 1, 0, 0);             /* not from the manager */
+    forge('r', MSG_LOCK_REFUSED, 1, 0xffffffff, 0, 0);    /* node 0 tries nothing */
     forge('r', MSG_BARRIER_DONE, 0, 0, 0, 0);             /* not from the root */
     forge('r', MSG_BARRIER_ARRIVE, 1ull << 40, 0, 0, 0);  /* another barrier */
     forge('d', MSG_LOCK_DATA, 0, NOBODY, 0, 0);           /* an answer to no peek */
     am_send(0, MSG_LOCK_ACQ, 0, 1, 0, req.p, req.len);    /* valid: granted to node 1 */
     am_send(0, MSG_LOCK_ACQ, 0, 1, 0, req.p, req.len);    /* the same request again */
     am_send(0, MSG_LOCK_ACQ, 0, 2, 0, req.p, req.len);    /* asks while it holds it */
+    am_send(0, MSG_LOCK_TRY, 0, 2, 0, req.p, req.len);    /* tries while it holds it */
     am_send(0, MSG_LOCK_BOUNCE, 0, 1, 0, req.p, req.len); /* a bounce it does not owe */
     am_send(0, MSG_LOCK_PEEK, 0, NOBODY, 0, NULL, 0);     /* valid: waits for a release */
     am_send(0, MSG_LOCK_PEEK, 0, NOBODY, 0, NULL, 0);     /* a second one meanwhile */
-    rejected += 4;
+    rejected += 5;
     forge('r', MSG_LOCK_REL, 0, 7, 0, 0);                 /* not its cycle */
     forge('r', MSG_LOCK_ACQ, 0, 2, 0, 4);                 /* malformed frames */
+    forge('r', MSG_LOCK_TRY, 0, 2, 0, 4);
     /* Well framed, but the home-based protocol's notices come 8 bytes each. */
     static const uint32_t odd[3] = {TSR_PROTO_HLRC + 1, 4, 0};
     am_send(0, MSG_LOCK_REL, 0, 1, 0, odd, sizeof odd);   /* its release: malformed */

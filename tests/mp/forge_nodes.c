@@ -49,6 +49,10 @@ static void forge_locks(int n)
     forge(MSG_LOCK_REL, NONE, 1, 0, 0);
     forge(MSG_LOCK_REL, 0, PAST32, 0, 0);
     forge(MSG_LOCK_REL, 0, 1, PAST32, 0);          /* epoch wraps */
+    forge(MSG_LOCK_TRY, HUGE_ID, 1, 0, 0);
+    forge(MSG_LOCK_TRY, 0, PAST32 + 1, 0, 0);      /* wraps to the next cycle */
+    forge(MSG_LOCK_REFUSED, NONE, 1, 0, 0);
+    forge(MSG_LOCK_REFUSED, 1, PAST32, 0, 0);
     forge(MSG_LOCK_PEEK, NONE, 1, 0, 0);
     forge(MSG_LOCK_PEEK, HUGE_ID, 1, 0, 0);
     forge(MSG_LOCK_DATA, HUGE_ID, 1, 0, 0);

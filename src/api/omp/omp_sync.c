@@ -135,6 +135,22 @@ OMP_API void omp_destroy_lock(omp_lock_t *l)
  * may be set there and unset inside a region. */
 OMP_API void omp_set_lock(omp_lock_t *l) { tsr_lock(lock_id(l, "omp_set_lock")); }
 OMP_API void omp_unset_lock(omp_lock_t *l) { tsr_unlock(lock_id(l, "omp_unset_lock")); }
+/* One round trip to the lock's manager, which refuses a held lock rather
+ * than queue the try (sync/lock_manager.c). Replicated sequential code
+ * runs the master's one thread on every node, and each copy must get the
+ * master's answer, not the one its turn at the manager gives: there no
+ * other thread runs, so the copies take the lock in turn, as omp_set_lock
+ * does there, and all answer 1. */
+static int try_lock(int id)
+{
+    if (omp_replicate && !omp_me.spread) {
+        tsr_lock(id);
+        return 1;
+    }
+    return tsr_trylock(id);
+}
+
+OMP_API int omp_test_lock(omp_lock_t *l) { return try_lock(lock_id(l, "omp_test_lock")); }
 
 /* A nestable lock: its holder may set it again. The holder and the depth
  * live in the lock variable; only the holder writes them, under the lock,
@@ -165,6 +181,18 @@ OMP_API void omp_set_nest_lock(omp_nest_lock_t *l)
         l->holder = omp_me.tid + 1;
     }
     l->depth++;
+}
+
+/* The new nesting depth, or 0 if another thread holds the lock. */
+OMP_API int omp_test_nest_lock(omp_nest_lock_t *l)
+{
+    int id = lock_id(&l->lock, "omp_test_nest_lock");
+    if (l->holder != omp_me.tid + 1) {
+        if (!try_lock(id))
+            return 0;
+        l->holder = omp_me.tid + 1;
+    }
+    return ++l->depth;
 }
 
 OMP_API void omp_unset_nest_lock(omp_nest_lock_t *l)
