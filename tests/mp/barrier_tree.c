@@ -7,7 +7,13 @@
  * than 8. Node 0 checks this from every node's counts (departures_sent,
  * arrivals_sent, arrivals_received, which only the barrier counts: on a
  * loaded machine one run's messages_sent held N - 1 more at node 0, not
- * yet explained). */
+ * yet explained). Each node but node 0 sends exactly one arrival a
+ * barrier, so each gathers its part into one. What a node reads is
+ * counted by its comm thread, which may read a child's arrival at the
+ * barrier after the window, or before it, before the application thread
+ * reads the counter (its children leave first): the reads may be off by
+ * a node's children at each end of the window (8 in 80 runs at 80 nodes,
+ * node 20 reading 81 in 10 barriers). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -47,8 +53,11 @@ int main(int argc, char **argv)
             }
             /* Node 0 sends no arrival; each other node sends one. */
             long at0 = k == 1 ? 0 : down * rounds;
-            pass &= sum == (n - 1L) * rounds && most <= (long)MOST_CHILDREN * rounds &&
-                    c[0] == at0;
+            /* Reads may be off by a node's children (above). */
+            int reads = k == 2;
+            long off = reads ? n - 1 : 0, off0 = reads ? down : 0;
+            pass &= labs(sum - (n - 1L) * rounds) <= off && labs(c[0] - at0) <= off0 &&
+                    most <= (long)MOST_CHILDREN * (rounds + reads);
             printf("%s %.1f %s a barrier in all, node 0 %.1f, node %d the most %.1f", k ? ";" : "",
                    (double)sum / rounds, names[k], (double)c[0] / rounds, busiest,
                    (double)most / rounds);
