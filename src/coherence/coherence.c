@@ -102,6 +102,14 @@ void coh_barrier_held(int node)
             coh_protocols[i]->barrier_held(node);
 }
 
+int coh_barrier_eager(void)
+{
+    for (size_t i = 1; i < COH_NPROTO; i++)
+        if (coh_protocols[i]->barrier_eager && coh_protocols[i]->barrier_eager())
+            return 1;
+    return 0;
+}
+
 void coh_sync_point(int barrier)
 {
     for (size_t i = 1; i < COH_NPROTO; i++)

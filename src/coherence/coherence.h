@@ -28,6 +28,10 @@ void coh_init(void);
 typedef struct coh_sync_ops {
     void (*barrier)(void);
     void (*lock_peek)(int lock);
+    /* Sends this node's gathered barrier arrivals on toward the root now
+     * (sync/gather.c), for a protocol whose barrier_eager just turned on;
+     * comm thread. */
+    void (*arrivals_flush)(void);
 } coh_sync_ops;
 extern coh_sync_ops coh_sync;
 void coh_lend_sync(const coh_sync_ops *ops);
@@ -86,6 +90,9 @@ int coh_barrier_done(const void *departure, size_t len, uint32_t expected);
 /* The root, before the departure: parked `node` applies it only with the
  * next barrier's (tsr_protocol.barrier_held). */
 void coh_barrier_held(int node);
+/* Whether a protocol needs every barrier arrival at the root as soon as a
+ * node has it (tsr_protocol.barrier_eager). */
+int coh_barrier_eager(void);
 
 /* A replicated sequential section (api/fork.c) begins or ends, each after
  * a barrier (whose flush must leave the section's writes alone): each

@@ -127,6 +127,12 @@ typedef struct tsr_protocol {
      * arrived at that next barrier already. Whatever the departure asks of
      * every node at once (LRC's collection) must wait for that one. */
     void (*barrier_held)(int node);
+    /* Optional, comm thread: 1 while this node must pass every barrier
+     * arrival it gathers (sync/gather.c) on to the root at once, rather
+     * than once its part of the tree is in (LRC: a collection round under
+     * way counts a node waiting in a barrier by its arrival at the root).
+     * A protocol that turns it on calls coh_sync.arrivals_flush. */
+    int (*barrier_eager)(void);
 
     /* Replicated sequential sections (docs/OMPNOW.md), both optional;
      * without them a protocol cannot have pages while a section runs.

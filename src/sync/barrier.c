@@ -1,10 +1,11 @@
 /*
- * barrier.c - the barrier: every node sends its arrival to the root (node
- * 0), which sends the departure once all have arrived down a tree
- * (tree.h): each node that gets it passes it to its children, before it
- * leaves, with the counts of its children's parts, so that no node sends
- * more than TREE_DEGREE departures at any size (N - 1 at node 0 cost it
- * seconds a barrier at 512 nodes on two cores), in log N rounds.
+ * barrier.c - the barrier: the arrivals climb a tree to the root (node 0,
+ * gather.c), which sends the departure once all have arrived down the
+ * same tree (tree.h): each node that gets it passes it to its children,
+ * before it leaves, with the counts of its children's parts, so that no
+ * node sends or reads more than TREE_DEGREE barrier messages at any size
+ * (N - 1 at node 0 cost it seconds a barrier at 512 nodes on two cores),
+ * in log N rounds each way.
  *
  * The root knows who has arrived in the current epoch (a bitmap), and a
  * node knows which epoch it waits to leave: a second arrival, one for
@@ -36,6 +37,7 @@
 #include "stats/stats.h"
 #include "stats/trace.h"
 #include "sync/collective.h"
+#include "sync/gather.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
 #include "sync/tree.h"
@@ -106,41 +108,31 @@ static void check_signature(int src, const coll_sig *sig)
     }
 }
 
-static const char *arrival_refused(int src, const tsr_msg_hdr *h, const void *payload,
-                                   size_t fixed)
+/* gather.c checked the entry's own rules (its park flag, its frames). */
+const char *barrier_refuses(uint64_t ep, const arrival *a)
 {
-    if (cfg.node != BARRIER_MANAGER)
-        return "an arrival at a node that is not the barrier's root";
-    if (h->arg[0] != mgr_epoch)
+    if (ep != mgr_epoch)
         return "an arrival at another barrier than the current one";
-    if (arrived_from[src])
+    if (arrived_from[a->node])
         return "a second arrival at one barrier, or one from a node parked for a fork";
-    if (h->len < fixed)
-        return "an arrival shorter than its counters and call";
-    coll_sig sig;
-    memcpy(&sig, (const char *)payload + fixed - sizeof sig, sizeof sig);
-    uint64_t park = h->arg[1];
-    if (park > 1 || (park && src == BARRIER_MANAGER) || (sig.kind == COLL_SERVE && !park) ||
-        (park && sig.kind != COLL_SERVE && sig.kind != COLL_JOIN))
-        return "a park flag other than 0 or 1, from the root, or not on tsr_serve's or "
-               "tsr_join's arrival";
-    if (coh_payload_check(PL_ARRIVAL, -1, (const char *)payload + fixed, h->len - fixed))
-        return "a malformed arrival";
     return NULL;
 }
 
 /* A barrier ends with nodes parked and no note: only a join may, where
- * they have just parked; node 0 made any other call alone. */
+ * every other node has just parked; node 0 made any other call alone, and
+ * a node that did not park would gather the next arrivals (gather.c) of
+ * nodes asleep through it. */
 static void check_hold(void)
 {
-    int fresh = 1;
+    int fresh = nparked == cfg.nodes - 1;
     for (int j = 0; j < cfg.nodes; j++)
         fresh &= !parked_at[j] || parked_at[j] == mgr_epoch + 1;
     if (fresh && first_node >= 0 && first_sig.kind == COLL_JOIN)
         return;
     char d[96], cause[256];
-    snprintf(cause, sizeof cause, "collective call #%llu: node 0 called %s while the other "
-             "nodes wait in tsr_serve, where only its tsr_fork and tsr_finalize meet them",
+    snprintf(cause, sizeof cause, "collective call #%llu: node 0 called %s while other "
+             "nodes wait in tsr_serve, where only its tsr_fork and tsr_finalize meet them, "
+             "and a tsr_join meets them only if every other node waits there",
              (unsigned long long)mgr_epoch, coll_describe(&first_sig, d, sizeof d));
     am_abort(cause);
 }
@@ -241,36 +233,28 @@ static void depart(void)
     arrived = nparked;
 }
 
-/* An arrival: the counters of messages sent, the call, then the
- * protocols' frames; a parked one waits for node 0's note. */
-static void on_arrive(int src, const tsr_msg_hdr *h, void *payload)
+void barrier_counted(const uint32_t *sent)
 {
-    size_t fixed = (size_t)cfg.nodes * sizeof(uint32_t) + sizeof(coll_sig);
-    const char *why = arrival_refused(src, h, payload, fixed);
-    if (why) {
-        am_reject(src, h, "%s", why);
-        return;
-    }
-    const char *sent = payload;
-    coll_sig sig;
-    memcpy(&sig, sent + fixed - sizeof sig, sizeof sig);
-    check_signature(src, &sig);
-    if (coh_barrier_merge(src, sent + fixed, h->len - fixed))
+    for (int j = 0; j < cfg.nodes; j++)
+        expect[j] += sent[j];
+}
+
+/* An arrival: its call, the protocols' frames; a parked one waits for
+ * node 0's note. */
+void barrier_arrived(const arrival *a)
+{
+    check_signature(a->node, &a->sig);
+    if (coh_barrier_merge(a->node, a->frames, a->len))
         log_die_status(1, "barrier: the protocols refused an arrival checked on arrival");
-    if (src == BARRIER_MANAGER && atomic_exchange(&staged_set, 0)) {
+    if (a->node == BARRIER_MANAGER && atomic_exchange(&staged_set, 0)) {
         note.set = 1;
         memcpy(note.v, staged, sizeof note.v);
     }
-    if (h->arg[1]) {
-        parked_at[src] = mgr_epoch + 1;
+    if (a->park) {
+        parked_at[a->node] = mgr_epoch + 1;
         nparked++;
     }
-    arrived_from[src] = 1;
-    for (int j = 0; j < cfg.nodes; j++) {
-        uint32_t c;
-        memcpy(&c, sent + (size_t)j * sizeof c, sizeof c);
-        expect[j] += c;
-    }
+    arrived_from[a->node] = 1;
     if (++arrived == cfg.nodes)
         depart();
 }
@@ -380,6 +364,7 @@ static void on_fork(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "%s", why);
         return;
     }
+    gather_skip(h->arg[0] + h->arg[1]);
     keep(payload, h->len, (uint32_t)h->arg[1]);
 }
 
@@ -392,7 +377,7 @@ void barrier_init(void)
     if (!expect || !arrived_from || !parked_at || !held_expect)
         log_die("out of memory (barrier)");
     stats_register(&departures_sent);
-    am_register(MSG_BARRIER_ARRIVE, on_arrive);
+    gather_init();
     am_register(MSG_BARRIER_DONE, on_done);
     am_register(MSG_FORK, on_fork);
 }
@@ -421,17 +406,14 @@ static void arrive(const coll_sig *sig, int park)
         log_die("out of memory (barrier)");
     coh_barrier_release(sent);
     lock_count_releases(sent);
-    /* One message: the counters of messages sent, the call, the frames. */
-    pbuf msg = {0};
-    pbuf_put(&msg, sent, counts);
-    pbuf_put(&msg, sig, sizeof *sig);
-    coh_barrier_arrival(&msg);
+    pbuf frames = {0};
+    coh_barrier_arrival(&frames);
     coh_leave();
     waiter_init(&done.w, 1);
     atomic_store(&done.parked, park);
     atomic_store(&done.awaited, epoch); /* before the departure can come */
-    am_send(BARRIER_MANAGER, MSG_BARRIER_ARRIVE, epoch, (uint64_t)park, 0, msg.p, msg.len);
-    pbuf_free(&msg);
+    gather_arrive(epoch, (uint32_t)park, sent, sig, &frames);
+    pbuf_free(&frames);
     free(sent);
 }
 

@@ -41,6 +41,7 @@
 #include "coherence/protocol.h"
 #include "stats/stats.h"
 #include "stats/trace.h"
+#include "sync/gather.h"
 #include "sync/lock_manager.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
@@ -300,7 +301,7 @@ void lock_init(void)
         mine[id].next.node = -1;
     lock_manager_init();
     cohort_init();
-    coh_lend_sync(&(coh_sync_ops){tsr_barrier, lock_peek});
+    coh_lend_sync(&(coh_sync_ops){tsr_barrier, lock_peek, gather_flush});
     am_register(MSG_LOCK_FWD, on_lock_fwd);
     am_register(MSG_LOCK_GRANT, on_lock_grant);
     am_register(MSG_LOCK_DATA, on_lock_data);

@@ -147,7 +147,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
          * stops the job as misuse (sync/collective.c), which is no bug. */
         uint8_t payload[255];
         memcpy(payload, data, len);
-        size_t sig_at = NODES * sizeof(uint32_t), sig_end = sig_at + sizeof(coll_sig);
+        /* The first entry's call, after the counters and its head (gather.c). */
+        size_t sig_at = NODES * sizeof(uint32_t) + 4 * sizeof(uint32_t),
+               sig_end = sig_at + sizeof(coll_sig);
         if (t == MSG_BARRIER_ARRIVE && len > sig_at)
             memset(payload + sig_at, 0, (len < sig_end ? len : sig_end) - sig_at);
         send_from(s, t, arg, payload, len);

@@ -136,6 +136,25 @@ static void forge_munin(uint32_t mu0, uint32_t mu1)
     rejected++;
 }
 
+static int nodes; /* tsr_nodes(), which only the application thread may call */
+
+/* Node 1's arrival at barrier `epoch` in sync/gather.c's format: no
+ * messages counted, one entry, node 1's, of a call of kind 0 and `frames`. */
+static void send_arrival(uint64_t epoch, const void *frames, uint32_t len)
+{
+    static const char zero[8];
+    size_t counts = ((size_t)nodes * sizeof(uint32_t) + 7) & ~(size_t)7;
+    pbuf m = {0};
+    memset(pbuf_room(&m, counts), 0, counts);
+    uint32_t hd[4] = {1, 0, len, 0};
+    pbuf_put(&m, hd, sizeof hd);
+    memset(pbuf_room(&m, sizeof(coll_sig)), 0, sizeof(coll_sig));
+    pbuf_put(&m, frames, len);
+    pbuf_put(&m, zero, (8 - len % 8) % 8);
+    am_send(0, MSG_BARRIER_ARRIVE, epoch, 1, 0, m.p, m.len);
+    pbuf_free(&m);
+}
+
 /* Lock 0 is managed by node 0 and never taken by the job; lock 1 is managed
  * by node 1. Node 1 really asks for lock 0 once (a well-formed request of
  * every protocol), so node 0 grants it to node 1, which rejects that grant:
@@ -168,13 +187,9 @@ static void forge_locks(void)
     /* Well framed, but the home-based protocol's notices come 8 bytes each. */
     static const uint32_t odd[3] = {TSR_PROTO_HLRC + 1, 4, 0};
     am_send(0, MSG_LOCK_REL, 0, 1, 0, odd, sizeof odd);   /* its release: malformed */
-    size_t fixed = (size_t)tsr_nodes() * sizeof(uint32_t) + sizeof(coll_sig);
-    pbuf arrival = {0};
-    memset(pbuf_room(&arrival, fixed), 0, fixed);
-    pbuf_put(&arrival, odd, sizeof odd);
-    am_send(0, MSG_BARRIER_ARRIVE, coh_epoch(), 0, 0, arrival.p, arrival.len);
+    nodes = tsr_nodes();
+    send_arrival(coh_epoch(), odd, sizeof odd);
     rejected += 2;
-    pbuf_free(&arrival);
     pbuf_free(&req);
 }
 
@@ -184,13 +199,12 @@ static void forge_locks(void)
  * Node 0 arrives only once it has rejected the second arrival, so the
  * barrier is still open when it comes. */
 static uint64_t sent_before;
-static int nodes; /* tsr_nodes(), which only the application thread may call */
 static void *arrive_again(void *epoch)
 {
     while (stats_posted() == sent_before)
         sched_yield();
-    forge('r', MSG_BARRIER_ARRIVE, (uint64_t)(uintptr_t)epoch, 0, 0,
-          (size_t)nodes * sizeof(uint32_t) + sizeof(coll_sig));
+    send_arrival((uint64_t)(uintptr_t)epoch, NULL, 0);
+    rejected++;
     return NULL;
 }
 

@@ -1,10 +1,13 @@
-/* The barrier's departure tree (sync/tree.c), for every job size from 1
- * to 1,024 nodes: every node but node 0 has one parent, which lists it
- * among its children, and heads the part it was handed; no node has more
- * than TREE_DEGREE children; and the levels grow with log N, at most
+/* The barrier's tree (sync/tree.c), for every job size from 1 to 1,024
+ * nodes: every node but node 0 has one parent, which lists it among its
+ * children, and heads the part it was handed; no node has more than
+ * TREE_DEGREE children; and the levels grow with log N, at most
  * ceil(log8 N) + 1 (4 at 1,024). With -v, prints the table of
- * docs/PERFORMANCE.md: rounds and the most messages a node sends per
- * barrier (arrival included), where node 0 used to send N - 1. */
+ * docs/PERFORMANCE.md: the rounds of a barrier (arrivals up the tree,
+ * sync/gather.c, then the departure down it) and the most messages a node
+ * sends per barrier (its arrival and its departures; it reads as many:
+ * its children's arrivals and its departure), where node 0 used to read
+ * N - 1 arrivals, each of N counters, and send N - 1 departures. */
 #include <math.h>
 
 #include "check.h"
@@ -43,8 +46,9 @@ int main(int argc, char **argv)
     int verbose = argc > 1 && !strcmp(argv[1], "-v");
     static int seen[1024];
     if (verbose)
-        printf("| nodes | rounds (arrival + departure levels) | messages a node sends at most "
-               "(arrival + departures) | node 0 before (N - 1) |\n|--:|--:|--:|--:|\n");
+        printf("| nodes | rounds (arrivals up + departure down) | messages a node sends, and "
+               "reads, at most | node 0 before: read, sent | counters node 0 reads, now | "
+               "before |\n|--:|--:|--:|--:|--:|--:|\n");
     for (int n = 1; n <= 1024; n++) {
         memset(seen, 0, sizeof seen);
         int levels, most = walk(n, 0, n, seen, &levels);
@@ -56,7 +60,8 @@ int main(int argc, char **argv)
         int bound = n > 1 ? (int)ceil(log(n) / log(8) - 1e-9) + 1 : 0;
         CHECK(levels <= bound, "%d nodes: %d levels, more than %d", n, levels, bound);
         if (verbose && (n & (n - 1)) == 0 && n >= 8)
-            printf("| %d | %d | %d | %d |\n", n, 1 + levels, most, n - 1);
+            printf("| %d | %d | %d | %d, %d | %d | %d |\n", n, 2 * levels, most, n - 1, n - 1,
+                   n * (n - 1 < TREE_DEGREE ? n - 1 : TREE_DEGREE), n * (n - 1));
     }
     return check_done("barrier_tree");
 }

@@ -107,6 +107,7 @@ const tsr_protocol lrc_protocol = {
     .barrier_merge = lrc_barrier_merge,
     .barrier_departure = lrc_barrier_departure,
     .barrier_held = lrc_round_barrier_held,
+    .barrier_eager = lrc_round_heard,
     .barrier_apply = lrc_barrier_apply,
     .replicate_begin = lrc_replicate_begin,
     .replicate_end = lrc_replicate_end,

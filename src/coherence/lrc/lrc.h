@@ -139,6 +139,9 @@ void lrc_sync_point(int barrier);
  * how many were. */
 void lrc_round_barrier_arrival(int node);
 void lrc_round_barrier_held(int node);
+/* 1 from a round's start until this node knows it is over: its barrier
+ * arrivals must reach node 0 as they come (protocol.h: barrier_eager). */
+int lrc_round_heard(void);
 int lrc_round_barrier_departure(void);
 
 

@@ -44,6 +44,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "coherence/coherence.h"
 #include "coherence/lrc/lrc.h"
 #include "stats/stats.h"
 #include "transport/transport.h"
@@ -198,11 +199,17 @@ static int not_from_root(int src, const tsr_msg_hdr *h)
     return 1;
 }
 
+/* Arrivals gathered below node 0 (sync/gather.c) go on at once: the
+ * round counts them there, and the nodes holding them may wait in it. */
 static void on_start(int src, const tsr_msg_hdr *h, void *payload)
 {
-    if (!not_from_root(src, h))
-        heard((uint32_t)h->arg[0]);
+    if (not_from_root(src, h))
+        return;
+    heard((uint32_t)h->arg[0]);
+    coh_sync.arrivals_flush();
 }
+
+int lrc_round_heard(void) { return atomic_load(&announced) != 0; }
 
 /* Round r is over without this node, which is in the barrier that stood
  * for it: it must not join r once the barrier ends. */
