@@ -34,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -185,14 +186,21 @@ def stdin_for(folder, pattern, p):
 
 
 def run(cmd, cwd, stdin):
+    """A run past TIMEOUT is killed with all it started (its own session):
+    killing the shell alone left tsrun running, to load the machine and
+    write its counters into a later run's file."""
     start = time.time()
-    try:
-        with open(stdin or os.devnull) as inp:
-            r = subprocess.run(cmd, shell=True, cwd=cwd, stdin=inp, capture_output=True,
-                               text=True, errors="replace", timeout=int(os.environ.get("TIMEOUT", 600)))
-        return r.returncode, r.stdout, r.stderr, time.time() - start
-    except subprocess.TimeoutExpired:
-        return "timeout", "", "", time.time() - start
+    with open(stdin or os.devnull) as inp:
+        p = subprocess.Popen(cmd, shell=True, cwd=cwd, stdin=inp, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, errors="replace",
+                             start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=int(os.environ.get("TIMEOUT", 600)))
+            return p.returncode, out, err, time.time() - start
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            return "timeout", "", "", time.time() - start
 
 
 def numbers(line):
@@ -281,6 +289,8 @@ def main():
             prc, pout, _, pt = run(argv, pdir, stdin_p)
             pout2 = run(argv, pdir, stdin_p)[1]
             stats = os.path.join(work, "stats.json")
+            if os.path.exists(stats):
+                os.unlink(stats)
             trc, tout, terr, tt = run(f"{settings(name, p)}{prefix}/bin/tsrun -n {p} -j {stats} {argv}",
                                 tdir, stdin_t)
             keep = os.environ.get("STATS_DIR")
