@@ -47,10 +47,10 @@ expect_fail "parmacs/splash: CREATE with more processes than nodes stops the job
 # for WATER-SPATIAL's lock per cell box at 32,768 molecules (4,096, and
 # its six others).
 expect_fail "parmacs/splash: more locks than Tessera has stop the job at ALOCKINIT" \
-    "ALOCKINIT(m->l): 70000 more locks after [0-9]*, but Tessera has 65536 lock ids" \
+    "ALOCKINIT(m->l): 70000 more locks after [0-9]*, but Tessera has 16384 lock ids" \
     $TSRUN -n 4 "$B/parmacs/splash" -p4 -l 70000
 used=$(sed -n 's/.*70000 more locks after \([0-9]*\),.*/\1/p' "$LOG/out")
-left=$((65535 - ${used:-65535})) # less the macro file's own
+left=$((16383 - ${used:-16383})) # less the macro file's own
 if [ "$left" -ge 4102 ] && timeout -k 2 120 $TSRUN -n 4 "$B/parmacs/splash" -p4 -l "$left" \
     >"$LOG/out" 2>&1 && grep -q "^last 4 of $left more locks each taken by every process: yes" \
     "$LOG/out" && grep -q "^splash -p4: PASS$" "$LOG/out"; then
@@ -59,7 +59,7 @@ else
     bad "parmacs/splash -l $left: every lock id up to the last" "$LOG/out"
 fi
 expect_fail "parmacs/splash: one lock more than there are ids stops the job" \
-    "ALOCKINIT(m->l): $((left + 1)) more locks after $used, but Tessera has 65536" \
+    "ALOCKINIT(m->l): $((left + 1)) more locks after $used, but Tessera has 16384" \
     $TSRUN -n 4 "$B/parmacs/splash" -p4 -l $((left + 1))
 expect_fail "parmacs/sor: input that is not a size is refused" 'want "N ITERATIONS"' \
     sh -c "echo x | $TSRUN -n 2 $B/parmacs/sor"
