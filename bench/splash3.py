@@ -18,8 +18,11 @@ lines (processes print in any order), and the program's own test where it
 has one (FFT, LU, RADIX, CHOLESKY run with -t).
 
 SIZE=large runs the inputs of LARGE instead, where the suite's pthreads
-build takes seconds: the larger PARSEC inputs the checkout carries, or a
-larger size argument (docs/SPLASH3.md says which ended in time).
+build takes seconds: the larger PARSEC inputs the checkout carries, a
+larger size argument, or inputs written here (GENERATED: VOLREND's volume
+by bench/volrend_phantom.py, CHOLESKY's matrix by bench/cholesky_grid.py,
+RAYTRACE's scene at a larger resolution); docs/SPLASH3.md says which ended
+in time.
 
 Environment: NODES (default "1 2 4"), SIZE, STATS_DIR (a folder that keeps
 every Tessera run's counters, NAME-INPUT-P.json, as tsrun -j writes them),
@@ -31,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -66,13 +70,11 @@ LARGE = {
     "OCEAN-NONCONT": ("./OCEAN -p# -n1026", None, "1026"),
     "RADIOSITY": ("./RADIOSITY -p # -ae 5000 -bf 0.01 -en 0.005 -largeroom -batch", None,
                   "largeroom, -bf 0.01 -en 0.005"),
-    "RAYTRACE": ("./RAYTRACE -p# -m128 inputs/balls4-here.env", None, "balls4"),
-    "VOLREND": ("./VOLREND # inputs/head-scaleddown2 8", None, "head/2"),
+    "RAYTRACE": ("./RAYTRACE -p# -m128 inputs/balls4-256.env", None, "balls4, 256x256"),
+    "VOLREND": ("./VOLREND # inputs/phantom 8", None, "phantom 256x256x113"),
     "WATER-NSQUARED": ("./WATER-NSQUARED", "inputs/parsec_simmedium", "3375"),
-    # parsec_simlarge's 32,768 molecules need a lock per box beyond
-    # TSR_MAX_LOCKS: the job stops at LOCKINIT, naming the limit.
-    "WATER-SPATIAL": ("./WATER-SPATIAL", "inputs/parsec_simmedium", "8000"),
-    "CHOLESKY": ("./CHOLESKY -p# -t", "inputs/tk29.O", "tk29.O"),
+    "WATER-SPATIAL": ("./WATER-SPATIAL", "inputs/parsec_simlarge", "32768 (parsec_simlarge)"),
+    "CHOLESKY": ("./CHOLESKY -p# -t", "inputs/grid36.O", "grid 36^3"),
     "FFT": ("./FFT -p# -m22 -t", None, "-m22"),
     "LU-CONT": ("./LU -p# -n2048 -t", None, "2048"),
     "LU-NONCONT": ("./LU -p# -n2048 -t", None, "2048"),
@@ -130,13 +132,29 @@ def build(work, prefix):
             sh(make, cwd=os.path.join(dst, folder), log=os.path.join(work, f"build-{flavour}.log"))
 
 
-def prepare(folder):
-    """balls4.env names its geometry relative to inputs/, where the other
-    inputs name it from the program's folder: balls4-here.env does."""
-    env = os.path.join(folder, "inputs", "balls4.env")
+# Inputs written into a program's inputs/ folder before it runs: file name,
+# and the command (run there) that writes it if it is missing.
+GENERATED = {
+    "VOLREND": ("phantom.den", f"{ROOT}/bench/volrend_phantom.py phantom.den 256 256 113"),
+    "CHOLESKY": ("grid36.O", f"{ROOT}/bench/cholesky_grid.py 36 36 36 > grid36.O.tmp && "
+                             "mv grid36.O.tmp grid36.O"),
+}
+
+
+def prepare(name, folder):
+    """balls4-256.env is balls4.env rendering 256 x 256 pixels in place of
+    128 x 128, and naming its geometry from the program's folder, as the
+    other inputs do (balls4.env names it relative to inputs/). GENERATED's
+    inputs are written if missing."""
+    inputs = os.path.join(folder, "inputs")
+    env = os.path.join(inputs, "balls4.env")
     if os.path.exists(env):
-        with open(env) as f, open(env.replace("balls4.env", "balls4-here.env"), "w") as out:
-            out.write(f.read().replace("\tballs4.geo", "\tinputs/balls4.geo"))
+        text = open(env).read().replace("\tballs4.geo", "\tinputs/balls4.geo")
+        with open(os.path.join(inputs, "balls4-256.env"), "w") as out:
+            out.write(re.sub(r"^resolution.*$", "resolution\t256\t256", text, flags=re.M))
+    if name in GENERATED and not os.path.exists(os.path.join(inputs, GENERATED[name][0])):
+        if sh(GENERATED[name][1], cwd=inputs):
+            sys.exit(f"splash3.py: could not write {name}'s input: {GENERATED[name][1]}")
 
 
 def stdin_for(folder, pattern, p):
@@ -168,14 +186,21 @@ def stdin_for(folder, pattern, p):
 
 
 def run(cmd, cwd, stdin):
+    """A run past TIMEOUT is killed with all it started (its own session):
+    killing the shell alone left tsrun running, to load the machine and
+    write its counters into a later run's file."""
     start = time.time()
-    try:
-        with open(stdin or os.devnull) as inp:
-            r = subprocess.run(cmd, shell=True, cwd=cwd, stdin=inp, capture_output=True,
-                               text=True, errors="replace", timeout=int(os.environ.get("TIMEOUT", 600)))
-        return r.returncode, r.stdout, r.stderr, time.time() - start
-    except subprocess.TimeoutExpired:
-        return "timeout", "", "", time.time() - start
+    with open(stdin or os.devnull) as inp:
+        p = subprocess.Popen(cmd, shell=True, cwd=cwd, stdin=inp, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, errors="replace",
+                             start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=int(os.environ.get("TIMEOUT", 600)))
+            return p.returncode, out, err, time.time() - start
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            return "timeout", "", "", time.time() - start
 
 
 def numbers(line):
@@ -254,8 +279,8 @@ def main():
             if not (os.path.exists(os.path.join(pdir, exe)) and os.path.exists(os.path.join(tdir, exe))):
                 print(row + " | | | | did not build |", flush=True)
                 continue
-            prepare(pdir)
-            prepare(tdir)
+            prepare(name, pdir)
+            prepare(name, tdir)
             stdin_p, stdin_t = stdin_for(pdir, inp, p), stdin_for(tdir, inp, p)
             if inp and not (stdin_p and stdin_t):
                 print(row + " | | | | no input for this count |", flush=True)
@@ -264,6 +289,8 @@ def main():
             prc, pout, _, pt = run(argv, pdir, stdin_p)
             pout2 = run(argv, pdir, stdin_p)[1]
             stats = os.path.join(work, "stats.json")
+            if os.path.exists(stats):
+                os.unlink(stats)
             trc, tout, terr, tt = run(f"{settings(name, p)}{prefix}/bin/tsrun -n {p} -j {stats} {argv}",
                                 tdir, stdin_t)
             keep = os.environ.get("STATS_DIR")

@@ -40,8 +40,11 @@ extern "C" {
  * program. The runtime looks for this symbol, weakly. */
 #define TSR_SHARE_GLOBALS const int tsr_share_globals_opt_in = 1
 
-/* Number of lock ids: tsr_lock(id) accepts 0 <= id < TSR_MAX_LOCKS. */
-#define TSR_MAX_LOCKS 4096
+/* Number of lock ids: tsr_lock(id) accepts 0 <= id < TSR_MAX_LOCKS.
+ * Room for a lock per cell box of SPLASH-3's WATER-SPATIAL at 32,768
+ * molecules (4,096 and its other locks) and four times that; each costs
+ * each node about 150 bytes (docs/API.md, "Limits"). */
+#define TSR_MAX_LOCKS 16384
 /* Number of pause flags: tsr_flag_*(id) accept 0 <= id < TSR_MAX_FLAGS. */
 #define TSR_MAX_FLAGS 4096
 

@@ -12,11 +12,12 @@
 #include "transport/transport.h"
 #include "util/log.h"
 
-/* A lock id as tsr_lock takes it; stops the job naming `call` if out of range. */
-static inline int compat_lock_id(const char *call, long id)
+/* A lock id below `max` (the interface's own limit, at most TSR_MAX_LOCKS)
+ * as tsr_lock takes it; stops the job naming `call` if out of range. */
+static inline int compat_lock_id(const char *call, long id, int max)
 {
-    if (id < 0 || id >= TSR_MAX_LOCKS)
-        log_die("%s(%ld): lock id out of range [0, %d)", call, id, TSR_MAX_LOCKS);
+    if (id < 0 || id >= max)
+        log_die("%s(%ld): lock id out of range [0, %d)", call, id, max);
     return (int)id;
 }
 

@@ -73,9 +73,9 @@ unsigned long jia_alloc(int size)
     return jia_alloc3(size, size, calls++ % hostc);
 }
 
-void jia_lock(int lockid) { tsr_lock(compat_lock_id("jia_lock", lockid)); }
+void jia_lock(int lockid) { tsr_lock(compat_lock_id("jia_lock", lockid, TSR_MAX_LOCKS)); }
 
-void jia_unlock(int lockid) { tsr_unlock(compat_lock_id("jia_unlock", lockid)); }
+void jia_unlock(int lockid) { tsr_unlock(compat_lock_id("jia_unlock", lockid, TSR_MAX_LOCKS)); }
 
 void jia_barrier(void) { tsr_barrier(); }
 

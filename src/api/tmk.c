@@ -183,13 +183,13 @@ void Tmk_distribute(const void *ptr, int size)
 
 void Tmk_lock_acquire(unsigned id)
 {
-    tsr_lock(compat_lock_id("Tmk_lock_acquire", id));
+    tsr_lock(compat_lock_id("Tmk_lock_acquire", id, TMK_NLOCKS));
     stat_read();
 }
 
 void Tmk_lock_release(unsigned id)
 {
-    tsr_unlock(compat_lock_id("Tmk_lock_release", id));
+    tsr_unlock(compat_lock_id("Tmk_lock_release", id, TMK_NLOCKS));
     stat_read();
 }
 

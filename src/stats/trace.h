@@ -105,7 +105,7 @@ static inline uint64_t trace_begin(void) { return TRACE_LIKELY_OFF(trace_on) ? t
 
 /* Lock `id` taken (on 1) or given back (0): a hold span, for the
  * program's locks (below TRACE_LOCKS). */
-#define TRACE_LOCKS 4096
+#define TRACE_LOCKS 16384 /* TSR_MAX_LOCKS (lock.c checks) */
 void trace_hold_at(int id, int on);
 static inline void trace_hold(int id, int on)
 {

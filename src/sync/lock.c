@@ -104,6 +104,7 @@ void lock_judge(int src, const tsr_msg_hdr *h, const char *why)
 
 _Static_assert(TSR_MAX_LOCKS == MSG_PROGRAM_LOCKS && TSR_MAX_FLAGS == MSG_FLAGS,
                "lock ids on the wire");
+_Static_assert(TSR_MAX_LOCKS == TRACE_LOCKS, "every program lock's holds traced");
 
 /* A pause flag's lock lies apart from the program's on the wire, whose
  * range the message rules keep. */

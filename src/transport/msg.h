@@ -53,9 +53,9 @@ enum {
 #define ARGS(a0, a1, a2) {(a0), (a1), (a2)}
 
 /* Lock ids on the wire (ARG_LOCK): the program's, below TSR_MAX_LOCKS
- * (4096), and the pause flags' own locks, MSG_FLAG_LOCKS + flag for flags
+ * (16384), and the pause flags' own locks, MSG_FLAG_LOCKS + flag for flags
  * below MSG_FLAGS (TSR_MAX_FLAGS; sync/flag.c). */
-#define MSG_PROGRAM_LOCKS 4096
+#define MSG_PROGRAM_LOCKS 16384
 #define MSG_FLAG_LOCKS (1u << 20)
 #define MSG_FLAGS 4096
 

@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 {
     jia_init(argc, argv);
     if (argc > 1 && !strcmp(argv[1], "lock"))
-        jia_lock(4096);
+        jia_lock(16384);
     if (argc > 1 && !strcmp(argv[1], "starthost"))
         jia_alloc3(4096, 4096, jiahosts);
     float t0 = jia_clock();

@@ -3,7 +3,8 @@
  * share/tessera/c.m4.tessera and through tests/parmacs/c.m4.pthreads; the
  * two builds must print the same lines (tests/sh/parmacs.sh).
  *
- *   splash -pP [-l]      P processes; -l: ALOCKINIT more locks than Tessera has
+ *   splash -pP [-l N]    P processes; -l: ALOCKINIT N more locks (at most
+ *                        MANY), whose last P every process then takes
  *
  * - MAIN_INITENV in a helper function without argc/argv (BARNES' ANLinit);
  * - a shared bump allocator over one G_MALLOCed pool, used by the master
@@ -55,10 +56,14 @@ struct ListNode {
     struct ListNode *next;
 };
 
-/* More locks than Tessera's 4096: -l must stop the job naming ALOCKINIT. */
+/* -l N: N more locks, as many as WATER-SPATIAL's lock per cell box or
+ * more than Tessera has (which must stop the job naming ALOCKINIT). */
+#define MANY 70000
 struct Many {
-    ALOCKDEC(l, 5000)
+    ALOCKDEC(l, MANY)
+    long n, count[MAXP];
 };
+struct Many *Lots;
 
 struct GlobalMemory {
     LOCKDEC(idlock)
@@ -92,7 +97,7 @@ static void *pool_take(long bytes)
     return p;
 }
 
-static void ANLinit(int many)
+static void ANLinit(long many)
 {
     MAIN_INITENV(, 40000000, );
     Global = (struct GlobalMemory *)G_MALLOC(sizeof(struct GlobalMemory));
@@ -111,7 +116,10 @@ static void ANLinit(int many)
         PAUSEINIT(Global->pass[i].flag);
     if (many) {
         struct Many *m = (struct Many *)G_MALLOC(sizeof(struct Many));
-        ALOCKINIT(m->l, 5000);
+        memset(m, 0, sizeof *m);
+        m->n = many;
+        ALOCKINIT(m->l, many);
+        Lots = m;
     }
     PoolSize = LISTLEN * 32;
     Pool = (char *)G_MALLOC(PoolSize);
@@ -226,6 +234,11 @@ void SlaveStart(void)
     Global->walked[me] = walked;
     BARRIER(Global->bar, P);
     Global->seen[me] = Winner * Winner == WinnerSquare ? Winner : -1;
+    for (long j = 0; Lots && j < P; j++) {
+        ALOCK(Lots->l, Lots->n - 1 - j);
+        Lots->count[j]++;
+        AULOCK(Lots->l, Lots->n - 1 - j);
+    }
 }
 
 /* Fills this process's rows of the grid (the second CREATE). */
@@ -259,19 +272,19 @@ void SumStart(void)
 int main(int argc, char **argv)
 {
     unsigned long start, end;
-    int many = 0;
+    long many = 0;
     int c;
     P = 1;
-    while ((c = getopt(argc, argv, "p:l")) != -1) {
+    while ((c = getopt(argc, argv, "p:l:")) != -1) {
         if (c == 'p')
             P = atol(optarg);
         else if (c == 'l')
-            many = 1;
+            many = atol(optarg);
         else
             exit(2);
     }
-    if (P < 1 || P > MAXP) {
-        fprintf(stderr, "splash: -p from 1 to %d\n", MAXP);
+    if (P < 1 || P > MAXP || many < 0 || many > MANY || (many && many < P)) {
+        fprintf(stderr, "splash: -p from 1 to %d, -l from -p to %d\n", MAXP, MANY);
         exit(2);
     }
     ANLinit(many);
@@ -304,6 +317,13 @@ int main(int argc, char **argv)
     }
     printf("list of %d nodes from the pool walked by %ld processes, winner %ld seen by all\n", LISTLEN,
            P, Winner);
+    int took = 1;
+    for (long j = 0; Lots && j < P; j++)
+        took &= Lots->count[j] == P;
+    if (Lots)
+        printf("last %ld of %ld more locks each taken by every process: %s\n", P, Lots->n,
+               took ? "yes" : "no");
+    ok &= took;
 
     /* Sequential code between CREATEs: the master allocates and sets up. */
     Scale = 3;

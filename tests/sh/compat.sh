@@ -17,7 +17,7 @@ expect_fail "tmk: Tmk_distribute of more than 64 MiB is refused" \
     "Tmk_distribute(0x[0-9a-f]*, 67108865): more than 64 MiB" $TSRUN -n 2 $B/tests/mp/tmk_api big
 expect_fail "tmk: lock id out of range" "Tmk_lock_acquire(4096): lock id out of range" \
     $TSRUN -n 2 $B/tests/mp/tmk_api lock
-expect_fail "jia: lock id out of range" "jia_lock(4096): lock id out of range" \
+expect_fail "jia: lock id out of range" "jia_lock(16384): lock id out of range" \
     $TSRUN -n 2 $B/tests/mp/jia_api lock
 expect_fail "jia: starthost out of range" "jia_alloc3(4096, 4096, 3): starthost is not a host of this 3-host job" \
     $TSRUN -n 3 $B/tests/mp/jia_api starthost

@@ -5,8 +5,8 @@
 # macro of SPLASH-3's pthreads file as the suite does, must print at 1-4 and
 # 8 nodes exactly what its pthreads build (tests/parmacs/c.m4.pthreads) prints
 # with as many threads. Also: a bad input is refused; a process count other
-# than the node count, and more locks than Tessera has, stop the job naming
-# the macro; `make install` installs the macro file, with which a program
+# than the node count, and one lock more than Tessera has, stop the job
+# naming the macro, while every lock id up to the last works; `make install` installs the macro file, with which a program
 # builds against the installed headers.
 . tests/lib.sh
 
@@ -42,8 +42,25 @@ done
 expect_fail "parmacs/splash: CREATE with more processes than nodes stops the job" \
     "CREATE(SlaveStart, 3): one process per node, but the job has 2 nodes" \
     $TSRUN -n 2 "$B/parmacs/splash" -p3
+# Lock ids: every one up to the last works (the program takes the highest),
+# one more stops the job at ALOCKINIT naming the limit, which leaves room
+# for WATER-SPATIAL's lock per cell box at 32,768 molecules (4,096, and
+# its six others).
 expect_fail "parmacs/splash: more locks than Tessera has stop the job at ALOCKINIT" \
-    "ALOCKINIT(m->l): 5000 more locks after" $TSRUN -n 2 "$B/parmacs/splash" -p2 -l
+    "ALOCKINIT(m->l): 70000 more locks after [0-9]*, but Tessera has 16384 lock ids" \
+    $TSRUN -n 4 "$B/parmacs/splash" -p4 -l 70000
+used=$(sed -n 's/.*70000 more locks after \([0-9]*\),.*/\1/p' "$LOG/out")
+left=$((16383 - ${used:-16383})) # less the macro file's own
+if [ "$left" -ge 4102 ] && timeout -k 2 120 $TSRUN -n 4 "$B/parmacs/splash" -p4 -l "$left" \
+    >"$LOG/out" 2>&1 && grep -q "^last 4 of $left more locks each taken by every process: yes" \
+    "$LOG/out" && grep -q "^splash -p4: PASS$" "$LOG/out"; then
+    ok "parmacs/splash -l $left: every lock id up to the last, taken by 4 nodes"
+else
+    bad "parmacs/splash -l $left: every lock id up to the last" "$LOG/out"
+fi
+expect_fail "parmacs/splash: one lock more than there are ids stops the job" \
+    "ALOCKINIT(m->l): $((left + 1)) more locks after $used, but Tessera has 16384" \
+    $TSRUN -n 4 "$B/parmacs/splash" -p4 -l $((left + 1))
 expect_fail "parmacs/sor: input that is not a size is refused" 'want "N ITERATIONS"' \
     sh -c "echo x | $TSRUN -n 2 $B/parmacs/sor"
 
