@@ -53,7 +53,7 @@ static void forge_all(uint32_t home0, uint32_t home1)
 {
     uint64_t off_region = region.npages, big = 1ull << 40;
     forge('r', 999, 0, 0, 0, 0);                                 /* unknown type */
-    forge('r', MSG_LOCK_ACQ, 5000, 0, 0, 0);                     /* lock id out of range */
+    forge('r', MSG_LOCK_ACQ, 50000, 0, 0, 0);                     /* lock id out of range */
     forge('r', MSG_ADOPT_REQ, 0, 0, 0, 8);                       /* payload on an empty type */
     forge('r', MSG_PAGE_REQ, home1, 0, 1, 0);                    /* page not homed here */
     forge('d', MSG_PAGE_REP, home0, NOBODY, 1, 0);               /* reply to no request */
@@ -67,9 +67,9 @@ static void forge_all(uint32_t home0, uint32_t home1)
     forge('d', MSG_DIFF_ACK, 1, NOBODY, 0, 8);
     forge('r', MSG_DIFF_ACK, 1, NOBODY, 0, 12);                  /* length not count * 8 */
     forge('r', MSG_LOCK_GRANT, 70000, 0, 0, 0);
-    forge('r', MSG_LOCK_REL, 4096, 0, 0, 0);                     /* lock id out of range */
-    forge('r', MSG_LOCK_TRY, 4096, 1, 0, 0);
-    forge('r', MSG_LOCK_REFUSED, 5000, 1, 0, 0);
+    forge('r', MSG_LOCK_REL, 50000, 0, 0, 0);                     /* lock id out of range */
+    forge('r', MSG_LOCK_TRY, 50000, 1, 0, 0);
+    forge('r', MSG_LOCK_REFUSED, 50000, 1, 0, 0);
     forge('r', MSG_MU_REQ, off_region, 0, 0, 0);
     forge('r', MSG_MU_REQ, home0 | 1ull << 32, 0, 0, 0);         /* not a Munin page */
     forge('d', MSG_MU_GRANT, home0 | 1ull << 32, NOBODY, 0, 0);
@@ -83,8 +83,8 @@ static void forge_all(uint32_t home0, uint32_t home1)
     forge('r', MSG_MU_FROZEN, 1, 0, 0, 8);                       /* not count * 16 */
     forge('r', MSG_MU_REDUCE, (uint64_t)home0 << 12, 0, 0, 0);   /* not a reduction object */
     forge('d', MSG_MU_REDUCE_REP, 0, NOBODY, 0, 0);
-    forge('r', MSG_LOCK_PEEK, 4096, 0, 0, 0);
-    forge('r', MSG_LOCK_DATA, 5000, 0, 0, 0);
+    forge('r', MSG_LOCK_PEEK, 50000, 0, 0, 0);
+    forge('r', MSG_LOCK_DATA, 50000, 0, 0, 0);
     forge('r', MSG_WHERE_ASK, 0, 0, 0, 3);
     forge('r', MSG_WHERE, 0, 0, 0, 300);
     forge('r', MSG_ADOPT_REQ, home0, 0, 0, 0);                   /* outside the arena */
@@ -259,7 +259,7 @@ int main(int argc, char **argv)
             char probe = 0;
             am_echo(0, &probe, 1, &probe);
             sleep(1);
-            forge('r', MSG_LOCK_ACQ, 6000, 0, 0, 0);
+            forge('r', MSG_LOCK_ACQ, 60000, 0, 0, 0);
         }
         tsr_lock(3);
         (*count)++;

@@ -12,7 +12,7 @@ else bad "forge: the job survives forgeries, results exact (exit $rc)" "$LOG/out
 
 # The first five forgeries, each of another kind, are logged as such.
 for line in 'rejected MSG_UNKNOWN from node 1: unknown type 999' \
-            'rejected MSG_LOCK_ACQ from node 1: argument 0 is a lock id out of range (5000)' \
+            'rejected MSG_LOCK_ACQ from node 1: argument 0 is a lock id out of range (50000)' \
             'rejected MSG_ADOPT_REQ from node 1: payload longer than its type allows (8 bytes)' \
             'rejected MSG_PAGE_REQ from node 1: a run of pages off the region' \
             'dropped MSG_PAGE_REP from node 1: request id not outstanding'; do
