@@ -85,9 +85,23 @@ within() {
     else bad "$name (exit $rc)" "$LOG/out"; fi
 }
 
+# start OUT ERR CMD...: starts CMD in the background, its standard output
+# to OUT and its errors to ERR, and sets `job` to its process id. OUT and
+# ERR are removed first, so that no line of an earlier job can be read from
+# them: the job's redirection empties them only once its shell runs, and on
+# a loaded machine wait_ready read the last job's "ready" lines before that
+# (sh/kill_node then killed a node of a job already over). A process of an
+# earlier job that still writes writes to the removed file.
+start() {
+    rm -f "$1" "$2"
+    "${@:3}" >"$1" 2>"$2" &
+    job=$!
+}
+
 # wait_ready FILES COUNT: waits (at most 20 s) until COUNT lines of FILES
 # (a file, or a pattern of several) start with "ready" (tests/mp/sleeper
-# prints "ready NODE PID").
+# prints "ready NODE PID"). FILES must be new to the job: start it with
+# `start`, or remove them first.
 wait_ready() {
     for _ in $(seq 200); do
         [ "$(cat $1 2>/dev/null | grep -c '^ready')" -ge "$2" ] && return 0; sleep 0.1

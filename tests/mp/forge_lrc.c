@@ -2,7 +2,9 @@
  * authenticated peer. Node 1 sends node 0: requests for diffs of a page
  * that is not the lazy protocol's (a Munin object's) and of no intervals,
  * and a distribution to a global node 0 does not have (each of which once
- * ended the job); replies to no request; an ask for a collection round
+ * ended the job); a request for diffs of a page node 0 never wrote (once
+ * answered with none, which would leave a true requester waiting for
+ * ever); replies to no request; an ask for a collection round
  * that carries bytes; the messages of a round that only node 0 sends, or
  * that join no round; the messages of TreadMarks' condition variables and
  * of JIAJIA's message passing and jia_wait, broken (a condition out of
@@ -39,11 +41,12 @@ static void forge(int verdict, int type, uint64_t a0, uint64_t a1, uint64_t a2, 
     *(verdict == 'r' ? &rejected : &dropped) += 1;
 }
 
-static void forge_all(uint32_t lazy, uint32_t munin)
+static void forge_all(uint32_t lazy, uint32_t unwritten, uint32_t munin)
 {
     forge('r', MSG_LRC_DIFF_REQ, munin, 0, 1ull << 32 | 1, 0); /* not the lazy protocol's */
     forge('r', MSG_LRC_DIFF_REQ, lazy, 0, 0, 0);               /* interval 0 is nobody's */
     forge('r', MSG_LRC_DIFF_REQ, lazy, 0, 5ull << 32 | 3, 0);  /* intervals 5 to 3 */
+    forge('r', MSG_LRC_DIFF_REQ, unwritten, 0, 1ull << 32 | 1, 0); /* a page node 0 never wrote */
     forge('d', MSG_LRC_DIFF_REP, lazy, NOBODY, 0, 0);          /* a reply to no request */
     forge('r', MSG_LRC_GC_ASK, 0, 0, 0, 8);                    /* bytes on an empty type */
     forge('r', MSG_LRC_GC_START, 1, 0, 0, 0);                  /* not from node 0 */
@@ -82,7 +85,7 @@ int main(int argc, char **argv)
     tsr_barrier();
     for (int i = 0; i < K; i++) {
         if (me == 1 && i == K / 2) {
-            forge_all(page_of(count), page_of(object));
+            forge_all(page_of(count), page_of(sent), page_of(object));
             sent[0] = rejected;
             sent[1] = dropped;
         }

@@ -54,8 +54,8 @@ nodes_in() {
 # host 0, cuts host 2 once every node is ready, and checks what ends.
 cut_test() {
     local name=$1; shift
-    "$@" >"$LOG/out" 2>"$LOG/err" &
-    local job=$! pids names="" p k t0 gone=""
+    local job pids names="" p k t0 gone=""
+    start "$LOG/out" "$LOG/err" "$@"
     if ! wait_ready "$LOG/out" 4; then
         kill $job; wait $job
         bad "$name: the job never ran" "$LOG/err"

@@ -49,8 +49,7 @@ expect_ok "cluster/ssh --stdin all" "node 3 read 17 bytes" \
 
 # The secret is on no command line (the hosts share one process table):
 # a node's own environment holds it, no process's arguments do.
-"${H0[@]}" --hostfile "$LOG/hosts" $B/tests/mp/sleeper 3 >"$LOG/sout" 2>&1 &
-job=$!
+start "$LOG/sout" "$LOG/serr" "${H0[@]}" --hostfile "$LOG/hosts" $B/tests/mp/sleeper 3
 secret=""
 if wait_ready "$LOG/sout" 4; then
     ps -eo args >"$LOG/ps"
@@ -63,8 +62,7 @@ if [ ${#secret} -eq 32 ] && ! grep -qF "$secret" "$LOG/ps" && grep -q "read -r T
 else bad "cluster/ssh no job secret on any command line (secret '${secret}')" "$LOG/ps"; fi
 
 # A node killed on host 2: tsrun ends the job naming it and its host.
-"${H0[@]}" --hostfile "$LOG/hosts" $B/tests/mp/sleeper 60 >"$LOG/kout" 2>"$LOG/kerr" &
-job=$!
+start "$LOG/kout" "$LOG/kerr" "${H0[@]}" --hostfile "$LOG/hosts" $B/tests/mp/sleeper 60
 if wait_ready "$LOG/kout" 4; then
     kill -9 "$(awk '$1=="ready" && $2==2 {print $3}' "$LOG/kout")"
     for _ in $(seq 100); do kill -0 $job 2>/dev/null || break; sleep 0.1; done

@@ -2,7 +2,8 @@
 # The harness itself: T selects tests by name, one line of the matrix adds a
 # configuration to every program of its sets, a failing test is reported
 # with its output and a non-zero status, prove runs the planned tests, a
-# test that runs too long is stopped, and bad settings are refused by name.
+# test that runs too long is stopped, bad settings are refused by name, and
+# a job started in the background is never taken for an earlier one.
 . tests/lib.sh
 export TSR_TEST_JOBS=1
 # Its checks are about the repository's matrix, whatever matrix the run
@@ -50,6 +51,26 @@ if [ $rc -ne 0 ] && grep -q "^not ok .* - sh/failures (timed out after TSR_TEST_
     ok "harness/a scripted test that outlives TSR_TEST_TIMEOUT is stopped and fails"
 else
     bad "harness/TSR_TEST_TIMEOUT stops a scripted test (exit $rc)" "$LOG/out"
+fi
+
+# start (tests/lib.sh): a job's files hold no line of an earlier job's,
+# neither one left in them nor one a process of that job writes later (a
+# line longer than the new job's, which would not overwrite all of it);
+# wait_ready sees the new job's alone. The job waits on a fifo until this
+# shell has looked.
+echo "ready 1 1" >"$LOG/ready"
+exec {earlier}>>"$LOG/ready"
+mkfifo "$LOG/go"
+start "$LOG/ready" "$LOG/ready.err" sh -c 'read go <"$1"; echo "ready 0 $$"' sh "$LOG/go"
+left=$(cat "$LOG/ready" 2>/dev/null | grep -c '^ready')
+echo "ready 2 2, a late line of a node of the earlier job" >&$earlier
+exec {earlier}>&-
+echo go >"$LOG/go"
+if wait_ready "$LOG/ready" 1 && wait $job && [ "$left" -eq 0 ] &&
+    [ "$(cat "$LOG/ready")" = "ready 0 $job" ]; then
+    ok "harness/start: wait_ready reads the new job's lines only"
+else
+    bad "harness/start: wait_ready reads the new job's lines only ($left left)" "$LOG/ready"
 fi
 
 expect_fail "harness/bad TSR_TEST_JOBS" "TSR_TEST_JOBS='two' is not a positive integer" env TSR_TEST_JOBS=two tests/run.sh

@@ -10,8 +10,8 @@ H=1
 
 stop_test() { # transport nodes victim (UCX_TLS from the caller's environment)
     local t=$1 n=$2 v=$3 name="heartbeat/$1${UCX_TLS:+ UCX_TLS=$UCX_TLS}: kill -STOP node $3 of $2"
-    TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n "$n" $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
-    local job=$!
+    local job
+    start "$LOG/out" "$LOG/err" env TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n "$n" $B/tests/mp/sleeper 60
     if ! wait_ready "$LOG/out" "$n"; then kill $job; bad "$name (never ready)" "$LOG/err"; return; fi
     local pid; pid=$(awk -v v="$v" '$1=="ready" && $2==v {print $3}' "$LOG/out")
     local t0; t0=$(date +%s.%N)
@@ -53,8 +53,8 @@ stop_test udp 16 15
 # silence, which was everyone's.
 continue_test() { # transport HB SECONDS WHO (node1 | job) NAME
     local t=$1 hb=$2 s=$3 who=$4 name="heartbeat/$1: $5 stopped for $3 s under TSR_HEARTBEAT=$2 goes on"
-    TSR_TRANSPORT=$t TSR_HEARTBEAT=$hb $TSRUN -n 3 $B/tests/mp/sleeper 3 >"$LOG/out" 2>"$LOG/err" &
-    local job=$!
+    local job
+    start "$LOG/out" "$LOG/err" env TSR_TRANSPORT=$t TSR_HEARTBEAT=$hb $TSRUN -n 3 $B/tests/mp/sleeper 3
     if ! wait_ready "$LOG/out" 3; then kill $job; bad "$name (never ready)" "$LOG/err"; return; fi
     local pids; pids=$(awk '$1=="ready" && ($2==1 || w=="job") {print $3}' w="$who" "$LOG/out")
     [ "$who" = job ] && pids="$job $pids"

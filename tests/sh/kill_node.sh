@@ -7,13 +7,8 @@
 
 kill_test() { # nodes victim [VARIABLE=VALUE ...]
     local n=$1 v=$2 name="failure/kill -9 node $2 of $1${3:+ ${*:3}}"
-    # The last job's "ready" lines go first: the job's redirection empties
-    # the file only once its shell runs, and on a loaded machine
-    # wait_ready read them before that, and the dead node 0 of "4 2" was
-    # killed in place of this job's (which ran on: "still running").
-    rm -f "$LOG/kout"
-    env "${@:3}" $TSRUN -n "$n" $B/tests/mp/sleeper 60 >"$LOG/kout" 2>"$LOG/kerr" &
-    local job=$!
+    local job
+    start "$LOG/kout" "$LOG/kerr" env "${@:3}" $TSRUN -n "$n" $B/tests/mp/sleeper 60
     if ! wait_ready "$LOG/kout" "$n"; then kill $job; bad "$name (never ready)" "$LOG/kerr"; return; fi
     local pid; pid=$(awk -v v="$v" '$1=="ready" && $2==v {print $3}' "$LOG/kout")
     local t0; t0=$(date +%s.%N)

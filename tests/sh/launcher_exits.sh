@@ -51,8 +51,8 @@ kill "$(cat "$LOG/grandchild")" 2>/dev/null
 interrupted() { # SIGNAL [VARIABLE=VALUE ...]
     local sig=$1; shift
     local name="tsrun killed by SIG$sig ends every node${1:+ ($*)}"
-    env "$@" $TSRUN -n 4 $B/tests/mp/sleeper 60 >"$LOG/iout" 2>"$LOG/ierr" &
-    local job=$!
+    local job
+    start "$LOG/iout" "$LOG/ierr" env "$@" $TSRUN -n 4 $B/tests/mp/sleeper 60
     if ! wait_ready "$LOG/iout" 4; then kill $job; bad "$name (never ready)" "$LOG/ierr"; return; fi
     local pids; pids=$(awk '$1=="ready" {print $3}' "$LOG/iout")
     kill -s "$sig" $job

@@ -42,9 +42,7 @@ port_of() {
 
 # --- during start-up: node 2 starts 1.5 s late, so tsrun waits for its
 # registration and node 0 for the mesh while 20 strangers queue at each port.
-DELAY=1.5 TSR_VERBOSE=1 $TSRUN -n 3 bash "$LOG/node.sh" $B/tests/mp/sleeper 2 \
-    >"$LOG/out" 2>"$LOG/err" &
-job=$!
+start "$LOG/out" "$LOG/err" env DELAY=1.5 TSR_VERBOSE=1 $TSRUN -n 3 bash "$LOG/node.sh" $B/tests/mp/sleeper 2
 knock "$(port_of tsrun)"
 knock "$(port_of node0)"
 timeout 20 tail --pid=$job -f /dev/null; wait $job; rc=$?
@@ -70,8 +68,7 @@ done
 # at once. The bound is generous for a loaded machine: a loop that waited
 # for each stranger would take 1 s per stranger, 20 s here.
 rm -f "$LOG/tsrun_port"
-TSR_VERBOSE=1 $TSRUN -n 3 bash "$LOG/node.sh" $B/tests/mp/sleeper 30 >"$LOG/out" 2>"$LOG/err" &
-job=$!
+start "$LOG/out" "$LOG/err" env TSR_VERBOSE=1 $TSRUN -n 3 bash "$LOG/node.sh" $B/tests/mp/sleeper 30
 wait_ready "$LOG/out" 3
 port=$(port_of node0)
 knock "$port"

@@ -3,8 +3,7 @@
 # logged, and the job carries on unharmed.
 . tests/lib.sh
 
-TSR_VERBOSE=1 $TSRUN -n 2 $B/tests/mp/sleeper 3 >"$LOG/sout" 2>"$LOG/serr" &
-job=$!
+start "$LOG/sout" "$LOG/serr" env TSR_VERBOSE=1 $TSRUN -n 2 $B/tests/mp/sleeper 3
 wait_ready "$LOG/sout" 2
 port=$(sed -n 's/^tessera: node 0: listening for peers on port \([0-9]*\)$/\1/p' "$LOG/serr")
 python3 tests/intruder.py "$port" >"$LOG/intruder" 2>&1

@@ -51,8 +51,7 @@ fi
 
 # Killed mid-run: node 1 dies by SIGKILL once every node is ready.
 T=$LOG/killed.json
-$TSRUN -n 3 --trace "$T" $B/tests/mp/sleeper 60 >"$LOG/kout" 2>"$LOG/kerr" &
-job=$!
+start "$LOG/kout" "$LOG/kerr" $TSRUN -n 3 --trace "$T" $B/tests/mp/sleeper 60
 if wait_ready "$LOG/kout" 3; then
     kill -9 "$(awk '$1=="ready" && $2==1 {print $3}' "$LOG/kout")"
     wait $job

@@ -26,8 +26,7 @@ done
 
 # A node's descriptors and mappings while the job runs: the rings are the
 # memfd's mapping, no descriptor of them is left, and nothing is in /dev/shm.
-TSR_TRANSPORT=shm $TSRUN -n 2 $B/tests/mp/sleeper 3 >"$LOG/out" 2>"$LOG/err" &
-job=$!
+start "$LOG/out" "$LOG/err" env TSR_TRANSPORT=shm $TSRUN -n 2 $B/tests/mp/sleeper 3
 if wait_ready "$LOG/out" 2; then
     pid=$(awk '$1=="ready" && $2==1 {print $3}' "$LOG/out")
     maps=$(grep -c "memfd:tessera-rings" /proc/$pid/maps)
@@ -56,8 +55,7 @@ wait $job
 
 # The stranger gate still works when the comm thread sleeps on a futex
 # rather than in poll: a wrong secret is refused and logged, the job goes on.
-TSR_TRANSPORT=shm TSR_VERBOSE=1 $TSRUN -n 2 $B/tests/mp/sleeper 4 >"$LOG/out" 2>"$LOG/err" &
-job=$!
+start "$LOG/out" "$LOG/err" env TSR_TRANSPORT=shm TSR_VERBOSE=1 $TSRUN -n 2 $B/tests/mp/sleeper 4
 wait_ready "$LOG/out" 2
 port=$(sed -n 's/^tessera: node 0: listening for peers on port \([0-9]*\)$/\1/p' "$LOG/err")
 python3 tests/intruder.py "$port" >"$LOG/intruder" 2>&1
@@ -77,8 +75,7 @@ expect_ok "transport/shm, TSR_PROGRESS=block: no reply taken by its waiter" \
 
 # A node killed: the others name it (the mesh's end of file).
 for t in shm tcp udp; do
-    TSR_TRANSPORT=$t $TSRUN -n 3 $B/tests/mp/sleeper 60 >"$LOG/out" 2>"$LOG/err" &
-    job=$!
+    start "$LOG/out" "$LOG/err" env TSR_TRANSPORT=$t $TSRUN -n 3 $B/tests/mp/sleeper 60
     if wait_ready "$LOG/out" 3; then
         kill -9 "$(awk '$1=="ready" && $2==2 {print $3}' "$LOG/out")"
         wait $job; rc=$?
@@ -91,33 +88,41 @@ for t in shm tcp udp; do
 done
 
 # An idle job's comm threads sleep until something arrives or the next
-# heartbeat check (4 a second): the nodes block in read() for 3 s, and
-# each node's threads together switch out a few times a second, under udp
-# as under tcp. udp's comm thread once woke every 5 ms to look for
-# retransmissions due: over 200 a second.
-for t in tcp udp; do
-    (sleep 3) | TSR_TRANSPORT=$t $TSRUN -n 2 $B/tests/mp/stdin_echo >"$LOG/out" 2>"$LOG/err" &
-    job=$!
-    sleep 1
-    switches() {
-        local total=0 f
-        for f in $(for p in $(pgrep -P "$(pgrep -n -f "$TSRUN -n 2 $B/tests/mp/stdin_echo")"); do
-            echo /proc/$p/task/*/status; done); do
+# heartbeat check (4 a second): once both nodes have started, node 0
+# blocks in read() until this shell closes its input, node 1 in
+# tsr_finalize, and each node's threads together switch out a few times a
+# second, under udp as under tcp. udp's comm thread once woke every 5 ms to
+# look for retransmissions due: over 200 a second.
+# switches: "NODES SWITCHES", the voluntary context switches of the job's
+# nodes (tsrun's children), all threads.
+switches() {
+    local total=0 nodes=0 p f
+    for p in $(pgrep -P "$job"); do
+        nodes=$((nodes + 1))
+        for f in /proc/$p/task/*/status; do
             total=$((total + $(awk '/^voluntary_ctxt_switches/ {print $2}' "$f" 2>/dev/null || echo 0)))
         done
-        echo $total
-    }
-    before=$(switches); sleep 1; after=$(switches)
+    done
+    echo "$nodes $total"
+}
+for t in tcp udp; do
+    rm -f "$LOG/out" "$LOG/err"
+    mkfifo "$LOG/in.$t"
+    TSR_TRANSPORT=$t $TSRUN -n 2 $B/tests/mp/stdin_echo <"$LOG/in.$t" >"$LOG/out" 2>"$LOG/err" &
+    job=$!
+    exec {input}>"$LOG/in.$t"
+    wait_ready "$LOG/out" 2
+    read -r n0 before < <(switches); sleep 1; read -r n1 after < <(switches)
+    exec {input}>&-
     wait $job
     per_node=$(((after - before) / 2))
-    if [ "$per_node" -lt 40 ] && grep -q "node 1 read 0 bytes" "$LOG/out"; then
+    if [ "$n0" -eq 2 ] && [ "$n1" -eq 2 ] && [ "$per_node" -lt 40 ] && grep -q "node 1 read 0 bytes" "$LOG/out"; then
         ok "transport/$t: an idle node's threads switch out $per_node times a second"
-    else bad "transport/$t: an idle node's threads switch out $per_node times a second (at most 40)" "$LOG/err"; fi
+    else bad "transport/$t: an idle node's threads switch out $per_node times a second (at most 40; $n0 and $n1 nodes seen)" "$LOG/err"; fi
 done
 
 # Forged datagrams to a udp node: dropped and counted, the job unharmed.
-TSR_TRANSPORT=udp TSR_VERBOSE=1 TSR_STATS=1 $TSRUN -n 2 $B/tests/mp/sleeper 3 >"$LOG/out" 2>"$LOG/err" &
-job=$!
+start "$LOG/out" "$LOG/err" env TSR_TRANSPORT=udp TSR_VERBOSE=1 TSR_STATS=1 $TSRUN -n 2 $B/tests/mp/sleeper 3
 wait_ready "$LOG/out" 2
 port=$(sed -n 's/^tessera: node 0: udp: datagrams on port \([0-9]*\)$/\1/p' "$LOG/err")
 sent=$(python3 tests/udp_intruder.py "$port" 2>>"$LOG/err")

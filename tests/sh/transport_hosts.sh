@@ -35,8 +35,7 @@ expect_fail "transport/hosts: TSR_TRANSPORT=shm across hosts is refused" \
 
 # While the job runs: each node maps its host's rings, and the name they
 # were shared under is gone.
-"${HOSTS[@]}" $TSRUN -n 4 $B/tests/mp/sleeper 3 >"$LOG/out" 2>"$LOG/err" &
-job=$!
+start "$LOG/out" "$LOG/err" "${HOSTS[@]}" $TSRUN -n 4 $B/tests/mp/sleeper 3
 if wait_ready "$LOG/out" 4; then
     pid=$(awk '$1=="ready" && $2==3 {print $3}' "$LOG/out")
     maps=$(grep -c "tessera-rings" "/proc/$pid/maps")
@@ -50,8 +49,8 @@ wait $job
 
 kill_test() { # victim: 1 shares node 0's host, 2 is on the other
     local v=$1 name="transport/hosts: node $1 killed"
-    "${HOSTS[@]}" $TSRUN -n 4 $B/tests/mp/sleeper 60 >"$LOG/kout" 2>"$LOG/kerr" &
-    local job=$!
+    local job
+    start "$LOG/kout" "$LOG/kerr" "${HOSTS[@]}" $TSRUN -n 4 $B/tests/mp/sleeper 60
     if ! wait_ready "$LOG/kout" 4; then kill $job; bad "$name (never ready)" "$LOG/kerr"; return; fi
     kill -9 "$(awk -v v="$v" '$1=="ready" && $2==v {print $3}' "$LOG/kout")"
     local waited=0

@@ -50,6 +50,9 @@ static atomic_flag diff_busy = ATOMIC_FLAG_INIT;
  * it. */
 static uint32_t retire_index;
 static _Atomic size_t retiring;
+/* The last interval that wrote a page here, and the last whose diffs a
+ * collection freed (0: none); both under diff_busy. */
+static uint32_t newest, collected;
 static uint8_t scratch[DIFF_MAX]; /* under diff_busy */
 
 void lrc_diffs_lock(void)
@@ -103,6 +106,7 @@ void lrc_written(uint32_t p, uint32_t index)
     if (!pend_first[p])
         pend_first[p] = index;
     pend_last[p] = index;
+    newest = index;
     lrc_diffs_unlock();
     if (!listed[p]) {
         listed[p] = 1;
@@ -113,10 +117,10 @@ void lrc_written(uint32_t p, uint32_t index)
 
 /* ---- Serving diffs ------------------------------------------------------ */
 
-uint32_t lrc_diffs_put(uint32_t p, uint32_t lo, uint32_t hi, pbuf *out)
+/* lrc_diffs_put, with diff_busy held. */
+static uint32_t put(uint32_t p, uint32_t lo, uint32_t hi, pbuf *out)
 {
     uint32_t count = 0;
-    lrc_diffs_lock();
     if (pend_first[p] && pend_first[p] <= hi && pend_last[p] >= lo)
         make_diff(p);
     for (lrc_diff *d = own[p]; d; d = d->next) {
@@ -128,8 +132,46 @@ uint32_t lrc_diffs_put(uint32_t p, uint32_t lo, uint32_t hi, pbuf *out)
         memset(pbuf_room(out, -d->len & 3), 0, -d->len & 3);
         count++;
     }
+    return count;
+}
+
+uint32_t lrc_diffs_put(uint32_t p, uint32_t lo, uint32_t hi, pbuf *out)
+{
+    lrc_diffs_lock();
+    uint32_t count = put(p, lo, hi, out);
     lrc_diffs_unlock();
     return count;
+}
+
+/* Whether one of this node's diffs of page p holds interval i. */
+static int holds(uint32_t p, uint32_t i)
+{
+    for (const lrc_diff *d = own[p]; d; d = d->next)
+        if (d->first <= i && i <= d->last)
+            return 1;
+    return 0;
+}
+
+/* Why node src's request for the diffs of page p in intervals lo..hi,
+ * made, is not answered (NULL: it is), with diff_busy held. Its lo and hi
+ * come from notices, which name only intervals that wrote the page; such
+ * an interval's diff is pending or made here until a collection frees it.
+ * So a request whose lo or hi the diffs do not hold is forged, unless a
+ * collection freed that interval's diffs while a notice of it remained:
+ * then this node stops, named, since an answer without the diff would
+ * leave src waiting for ever for a true one. */
+static const char *unanswered(int src, uint32_t p, uint32_t lo, uint32_t hi)
+{
+    if (hi > newest)
+        return "intervals this node has not ended";
+    uint32_t missing = !holds(p, lo) ? lo : !holds(p, hi) ? hi : 0;
+    if (!missing)
+        return NULL;
+    if (missing <= collected)
+        log_die_status(1, "LRC: node %d asked for this node's diffs of page %u of interval %u, "
+                       "which a collection here freed while a notice still named it (internal "
+                       "error: node %d would wait for them for ever)", src, p, missing, src);
+    return "intervals in which this node did not write the page";
 }
 
 void lrc_each_pending(void (*fn)(uint32_t p, uint32_t lo, uint32_t hi))
@@ -151,7 +193,15 @@ static void on_diff_req(int src, const tsr_msg_hdr *h, void *payload)
         return;
     }
     pbuf out = {0};
-    uint32_t count = lrc_diffs_put(p, lo, hi, &out);
+    lrc_diffs_lock();
+    uint32_t count = put(p, lo, hi, &out);
+    const char *why = unanswered(src, p, lo, hi);
+    lrc_diffs_unlock();
+    if (why) {
+        pbuf_free(&out);
+        am_reject(src, h, "%s (%u to %u)", why, lo, hi);
+        return;
+    }
     am_send(src, MSG_LRC_DIFF_REP, p, h->arg[1], count, out.p, out.len);
     COUNTER_ADD(diffs_served, 1);
     lrc_mc_push(src, h, count, out.p, out.len);
@@ -204,6 +254,9 @@ lrc_diff *lrc_diffs_join(lrc_diff *list, lrc_diff *rest)
 static void diffs_collect(uint32_t index)
 {
     uint32_t kept = 0;
+    lrc_diffs_lock();
+    collected = index > collected ? index : collected;
+    lrc_diffs_unlock();
     for (uint32_t i = 0; i < nowned; i++) {
         uint32_t p = owned[i];
         lrc_diffs_lock();
