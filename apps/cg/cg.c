@@ -3,8 +3,9 @@
  *
  * x and p are shared, each worker's band (a node's threads are its workers,
  * tsr_app.h) a run of pages homed on its node; r, q and the worker's rows
- * of the matrix are read only by their node, so they stay private. The pages that move each iteration are the p pages next to a
- * band's edges (a grid row's worth each side) and the partial-sum pages.
+ * of the matrix are read only by their node, so they stay private. The
+ * pages that move each iteration are the p pages next to a band's edges (a
+ * grid row's worth each side) and the partial-sum pages.
  */
 #include "cg.h"
 #include "tsr_app.h"
