@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""bench/thr_apps.py - the applications with several threads per node
+(apps/common/tsr_app.h: TSR_THREADS workers per node), two tables:
+
+1. Times: 1 node x 2 threads (tsrun -n 1, TSR_THREADS=2) against the same
+   source linked to plain pthreads without Tessera (build/apps/NAME_native,
+   apps/common/tsr_native.c), run in turn, ROUNDS rounds, the order swapped
+   each round; the median and the range of each, their ratio, and what the
+   Tessera run did meanwhile (faults that reached a protocol, twins,
+   messages), which is where a gap comes from.
+2. Counts: one node per host with 2 threads against one node per core, on
+   two loopback "hosts" (TSR_HOSTS, tests/loopback_ssh, as the `hosts` line
+   of tests/matrix): bytes sent between hosts (host_bytes_sent), bytes sent
+   in all, page copies stored (page_fetches) and those that crossed between
+   hosts (page_fetches - pages_copied_direct), summed over the nodes, for
+   2 hosts x 1 node x 1 thread (one reader per host: the least a host can
+   fetch), 2 hosts x 1 node x 2 threads and 2 hosts x 2 nodes x 1 thread.
+   Counts do not depend on the machine's load.
+
+Usage: python3 bench/thr_apps.py [--apps sor,mm,...] [--rounds N]
+       [--times-only | --counts-only] [--args APP=ARGS ...]
+Each app runs on its quick input (NAME_QUICK_ARGS) unless --args says.
+Needs `make lib build/bin/tsrun` and build/apps/NAME, NAME_native.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+B = os.environ.get("B", os.path.join(ROOT, "build"))
+TSRUN = os.path.join(B, "bin", "tsrun")
+APPS = ["sor", "mm", "lu", "cg", "water", "barnes"]
+TIMEOUT = 600
+
+
+def quick_args(app):
+    out = subprocess.run(["make", "-s", "--no-print-directory", f"print-{app}_QUICK_ARGS"],
+                         cwd=ROOT, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def run(cmd, env_extra, label):
+    """Runs cmd; returns its RESULT seconds, dying unless it passed."""
+    env = dict(os.environ, **env_extra)
+    p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+    m = re.search(r"^RESULT .* seconds=([0-9.]+) verified=PASS$", p.stdout, re.M)
+    if p.returncode or not m:
+        sys.exit(f"bench/thr_apps.py: {label} failed (exit {p.returncode}):\n"
+                 f"{p.stdout}{p.stderr}")
+    return float(m.group(1))
+
+
+def tessera(app, args, nodes, env_extra, label):
+    """One Tessera run under tsrun; returns (seconds, counters summed over nodes)."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as js:
+        seconds = run([TSRUN, "-n", str(nodes), "-j", js.name, os.path.join(B, "apps", app)]
+                      + args, env_extra, label)
+        total = {}
+        for line in open(js.name):
+            for k, v in json.loads(line).items():
+                if isinstance(v, (int, float)):
+                    total[k] = total.get(k, 0) + v
+    return seconds, total
+
+
+def spread(xs):
+    return f"{statistics.median(xs):.3f} ({min(xs):.3f}-{max(xs):.3f})"
+
+
+def times(apps, args, rounds):
+    print(f"| app (input) | pthreads, no Tessera: s, median (range) | Tessera 1 node x 2 threads "
+          f"| Tessera / pthreads | faults | twins | messages |")
+    print("|---|---|---|---|---|---|---|")
+    for app in apps:
+        native, tsr, counts = [], [], {}
+        for r in range(rounds):
+            for which in (("native", "tessera") if r % 2 == 0 else ("tessera", "native")):
+                if which == "native":
+                    native.append(run([os.path.join(B, "apps", app + "_native")] + args[app],
+                                      {"TSR_THREADS": "2"}, f"{app}_native"))
+                else:
+                    s, counts = tessera(app, args[app], 1, {"TSR_THREADS": "2"}, app)
+                    tsr.append(s)
+        ratio = statistics.median(tsr) / statistics.median(native)
+        print(f"| {app} ({' '.join(args[app])}) | {spread(native)} | {spread(tsr)} | "
+              f"{ratio:.2f} | {counts['faults_taken']} | {counts['twins']} | "
+              f"{counts['messages_sent']} |", flush=True)
+
+
+PLACEMENTS = [
+    ("2 hosts x 1 node x 1 thread", 2, {"TSR_THREADS": "1", "TSR_HOSTS": "127.0.0.2:1,127.0.0.3:1"}),
+    ("2 hosts x 1 node x 2 threads", 2, {"TSR_THREADS": "2", "TSR_HOSTS": "127.0.0.2:1,127.0.0.3:1"}),
+    ("2 hosts x 2 nodes x 1 thread", 4, {"TSR_THREADS": "1", "TSR_HOSTS": "127.0.0.2:2,127.0.0.3:2"}),
+]
+
+
+def counts(apps, args):
+    print("| app (input) | placement | bytes between hosts | bytes sent | pages stored "
+          "| pages across hosts |")
+    print("|---|---|---|---|---|---|")
+    for app in apps:
+        for label, nodes, env in PLACEMENTS:
+            env = dict(env, TSR_SSH="tests/loopback_ssh")
+            _, c = tessera(app, args[app], nodes, env, f"{app} {label}")
+            across = c["page_fetches"] - c.get("pages_copied_direct", 0)
+            print(f"| {app} ({' '.join(args[app])}) | {label} | {c['host_bytes_sent']} | "
+                  f"{c['bytes_sent']} | {c['page_fetches']} | {across} |", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--apps", default=",".join(APPS))
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--times-only", action="store_true")
+    ap.add_argument("--counts-only", action="store_true")
+    ap.add_argument("--args", action="append", default=[], metavar="APP=ARGS")
+    o = ap.parse_args()
+    apps = o.apps.split(",")
+    args = {a: quick_args(a) for a in apps}
+    for spec in o.args:
+        app, _, words = spec.partition("=")
+        args[app] = words.split()
+    if not o.counts_only:
+        times(apps, args, o.rounds)
+        print()
+    if not o.times_only:
+        counts(apps, args)
+
+
+if __name__ == "__main__":
+    main()
