@@ -18,9 +18,11 @@
    Counts do not depend on the machine's load.
 
 Usage: python3 bench/thr_apps.py [--apps sor,mm,...] [--rounds N]
-       [--times-only | --counts-only] [--args APP=ARGS ...]
+       [--times-only | --counts-only] [--args APP=ARGS ...] [--out FILE]
 Each app runs on its quick input (NAME_QUICK_ARGS) unless --args says.
-Needs `make lib build/bin/tsrun` and build/apps/NAME, NAME_native.
+Prints the tables and writes them, with the date, commit and load average,
+to FILE (default bench/results/thr_apps.md). Needs `make lib
+build/bin/tsrun` and build/apps/NAME, NAME_native.
 """
 import argparse
 import json
@@ -30,12 +32,19 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(ROOT, "build"))
 TSRUN = os.path.join(B, "bin", "tsrun")
 APPS = ["sor", "mm", "lu", "cg", "water", "barnes"]
 TIMEOUT = 600
+LINES = []  # what emit printed, for --out
+
+
+def emit(line=""):
+    print(line, flush=True)
+    LINES.append(line)
 
 
 def quick_args(app):
@@ -73,9 +82,9 @@ def spread(xs):
 
 
 def times(apps, args, rounds):
-    print(f"| app (input) | pthreads, no Tessera: s, median (range) | Tessera 1 node x 2 threads "
-          f"| Tessera / pthreads | faults | twins | messages |")
-    print("|---|---|---|---|---|---|---|")
+    emit(f"| app (input) | pthreads, no Tessera: s, median (range) | Tessera 1 node x 2 threads "
+         f"| Tessera / pthreads | faults | twins | messages |")
+    emit("|---|---|---|---|---|---|---|")
     for app in apps:
         native, tsr, counts = [], [], {}
         for r in range(rounds):
@@ -87,9 +96,9 @@ def times(apps, args, rounds):
                     s, counts = tessera(app, args[app], 1, {"TSR_THREADS": "2"}, app)
                     tsr.append(s)
         ratio = statistics.median(tsr) / statistics.median(native)
-        print(f"| {app} ({' '.join(args[app])}) | {spread(native)} | {spread(tsr)} | "
-              f"{ratio:.2f} | {counts['faults_taken']} | {counts['twins']} | "
-              f"{counts['messages_sent']} |", flush=True)
+        emit(f"| {app} ({' '.join(args[app])}) | {spread(native)} | {spread(tsr)} | "
+             f"{ratio:.2f} | {counts['faults_taken']} | {counts['twins']} | "
+             f"{counts['messages_sent']} |")
 
 
 PLACEMENTS = [
@@ -100,16 +109,16 @@ PLACEMENTS = [
 
 
 def counts(apps, args):
-    print("| app (input) | placement | bytes between hosts | bytes sent | pages stored "
-          "| pages across hosts |")
-    print("|---|---|---|---|---|---|")
+    emit("| app (input) | placement | bytes between hosts | bytes sent | pages stored "
+         "| pages across hosts |")
+    emit("|---|---|---|---|---|---|")
     for app in apps:
         for label, nodes, env in PLACEMENTS:
             env = dict(env, TSR_SSH="tests/loopback_ssh")
             _, c = tessera(app, args[app], nodes, env, f"{app} {label}")
             across = c["page_fetches"] - c.get("pages_copied_direct", 0)
-            print(f"| {app} ({' '.join(args[app])}) | {label} | {c['host_bytes_sent']} | "
-                  f"{c['bytes_sent']} | {c['page_fetches']} | {across} |", flush=True)
+            emit(f"| {app} ({' '.join(args[app])}) | {label} | {c['host_bytes_sent']} | "
+                 f"{c['bytes_sent']} | {c['page_fetches']} | {across} |")
 
 
 def main():
@@ -119,17 +128,25 @@ def main():
     ap.add_argument("--times-only", action="store_true")
     ap.add_argument("--counts-only", action="store_true")
     ap.add_argument("--args", action="append", default=[], metavar="APP=ARGS")
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "thr_apps.md"))
     o = ap.parse_args()
     apps = o.apps.split(",")
     args = {a: quick_args(a) for a in apps}
     for spec in o.args:
         app, _, words = spec.partition("=")
         args[app] = words.split()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip()
+    start = f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}, " \
+            f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start"
     if not o.counts_only:
         times(apps, args, o.rounds)
-        print()
+        emit()
     if not o.times_only:
         counts(apps, args)
+    with open(o.out, "w") as f:
+        f.write(f"# bench/thr_apps.py {' '.join(sys.argv[1:])}\n\n{start}, "
+                f"{os.getloadavg()[0]:.1f} at the end.\n\n" + "\n".join(LINES) + "\n")
 
 
 if __name__ == "__main__":

@@ -95,6 +95,16 @@ static inline int app_worker_node(int w)
     return w / app_threads;
 }
 
+/* Exits, saying why, when `rows` cannot give every worker a row. */
+static inline void app_need_rows(const char *prog, long rows)
+{
+    if (rows >= app_workers())
+        return;
+    fprintf(stderr, "%s: need at least one row per worker (%ld rows, %d nodes x %d threads)\n",
+            prog, rows, tsr_nodes(), app_threads);
+    exit(2);
+}
+
 /* Worker w is its node's first thread, the one that times the run and
  * makes the node's collective calls. */
 static inline int app_leads(int w)

@@ -81,11 +81,7 @@ int main(int argc, char **argv)
     app_init(&argc, &argv);
     const char *impl = app_impl(&argc, &argv);
     mm_parse(argc, argv, &p);
-    if (p.n < app_workers()) {
-        fprintf(stderr, "%s: need at least one row per worker (n=%ld, %d nodes x %d threads)\n",
-                argv[0], p.n, tsr_nodes(), app_threads);
-        exit(2);
-    }
+    app_need_rows(argv[0], p.n);
     a = mm_alloc_shared(p.n);
     b = mm_alloc_shared(p.n);
     c = mm_alloc_product(p.n);

@@ -65,11 +65,7 @@ int main(int argc, char **argv)
     app_init(&argc, &argv);
     const char *impl = app_impl(&argc, &argv);
     sor_parse(argc, argv, &p);
-    if (p.rows < app_workers()) {
-        fprintf(stderr, "%s: need at least one row per worker (%ld rows, %d nodes x %d threads)\n",
-                argv[0], p.rows, tsr_nodes(), app_threads);
-        exit(2);
-    }
+    app_need_rows(argv[0], p.rows);
     red = sor_alloc_shared();
     black = sor_alloc_shared();
     app_run_workers(sor_worker);
