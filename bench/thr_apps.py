@@ -11,8 +11,10 @@
 2. Counts: one node per host with 2 threads against one node per core, on
    two loopback "hosts" (TSR_HOSTS, tests/loopback_ssh, as the `hosts` line
    of tests/matrix): bytes sent between hosts (host_bytes_sent), bytes sent
-   in all, page copies stored (page_fetches) and those that crossed between
-   hosts (page_fetches - pages_copied_direct), summed over the nodes, for
+   in all, page copies stored (page_fetches) and those brought by a message
+   rather than copied from a home on the same host (page_fetches -
+   pages_copied_direct: all of them when a host has one node, since they
+   then cross between hosts), summed over the nodes, for
    2 hosts x 1 node x 1 thread (one reader per host: the least a host can
    fetch), 2 hosts x 1 node x 2 threads and 2 hosts x 2 nodes x 1 thread.
    Counts do not depend on the machine's load.
@@ -110,7 +112,7 @@ PLACEMENTS = [
 
 def counts(apps, args):
     emit("| app (input) | placement | bytes between hosts | bytes sent | pages stored "
-         "| pages across hosts |")
+         "| pages by message |")
     emit("|---|---|---|---|---|---|")
     for app in apps:
         for label, nodes, env in PLACEMENTS:

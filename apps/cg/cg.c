@@ -11,30 +11,42 @@
 #include "tsr_app.h"
 
 static cg_params p;
-static double *sums;     /* the partial-sum pages, one per worker */
+static double *sums;     /* the partial-sum pages, a run per node */
 static double *x, *dirs; /* shared: x and p, a band per worker */
 static double *r, *q;    /* this node's: its workers' bands */
 static double seconds;   /* the solve, as this node's first worker saw it */
 
-/* Where partial sums meet: worker w's slots fill page w, homed on w's
- * node, so each worker writes only its own page and reads the others'
- * after a barrier. Successive sums alternate between two slots, because a
- * fast worker may write its next partial while a slow one still reads the
- * previous sum. */
+/* Where partial sums meet: node k's workers' slots fill run k, homed on
+ * node k, so each node writes only its own pages and reads the others'
+ * after a barrier: one page per node whatever its threads, each crossing
+ * to a reader once per sum. Successive sums alternate between two slots,
+ * because a fast worker may write its next partial while a slow one still
+ * reads the previous sum. */
 typedef struct cg_slots {
     int me;
     long sums; /* sums done so far: picks the slot */
 } cg_slots;
 
+/* Doubles from one node's slots to the next: whole pages. */
+static long cg_slot_run(void)
+{
+    return (2L * app_threads + CG_PAGE_DOUBLES - 1) / CG_PAGE_DOUBLES * CG_PAGE_DOUBLES;
+}
+
+static double *cg_slot(int w, long slot)
+{
+    return &sums[app_worker_node(w) * cg_slot_run() + (w % app_threads) * 2 + slot];
+}
+
 static double cg_sum_slots(double partial, void *ctx)
 {
     cg_slots *s = ctx;
     long slot = s->sums++ & 1;
-    sums[s->me * CG_PAGE_DOUBLES + slot] = partial;
+    *cg_slot(s->me, slot) = partial;
     app_barrier();
     double total = 0.0; /* the same order on every worker, so the same total */
     for (int w = 0; w < app_workers(); w++)
-        total += sums[w * CG_PAGE_DOUBLES + slot];
+        total += *cg_slot(w, slot);
     return total;
 }
 
@@ -46,14 +58,14 @@ static void cg_share_barrier(double *dir, void *ctx)
     app_barrier();
 }
 
-/* One run of `run_doubles` doubles per worker, the runs of a node's
- * workers side by side and homed on it. */
-static double *cg_alloc_runs(long run_doubles)
+/* One run of `per_node` doubles (whole pages) per node, run k homed on
+ * node k. */
+static double *cg_alloc_runs(long per_node)
 {
     tsr_attr attr = TSR_ATTR_DEFAULT;
     attr.home = TSR_HOME_CYCLIC;
-    attr.block_pages = (size_t)(run_doubles / CG_PAGE_DOUBLES * app_threads);
-    return tsr_alloc_attr((size_t)app_workers() * (size_t)run_doubles * sizeof(double), &attr);
+    attr.block_pages = (size_t)(per_node / CG_PAGE_DOUBLES);
+    return tsr_alloc_attr((size_t)tsr_nodes() * (size_t)per_node * sizeof(double), &attr);
 }
 
 static void cg_worker(int w)
@@ -79,9 +91,9 @@ int main(int argc, char **argv)
     app_init(&argc, &argv);
     cg_parse(argc, argv, &p);
     long band = cg_band_capacity(p.n, app_workers());
-    sums = cg_alloc_runs(CG_PAGE_DOUBLES);
-    x = cg_alloc_runs(band);
-    dirs = cg_alloc_runs(band);
+    sums = cg_alloc_runs(cg_slot_run());
+    x = cg_alloc_runs(band * app_threads); /* a node's workers' bands side by side */
+    dirs = cg_alloc_runs(band * app_threads);
     r = app_calloc((size_t)p.n, sizeof(double));
     q = app_calloc((size_t)p.n, sizeof(double));
     app_run_workers(cg_worker);
