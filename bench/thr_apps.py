@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -147,7 +148,7 @@ def main():
     if not o.times_only:
         counts(apps, args)
     with open(o.out, "w") as f:
-        f.write(f"# bench/thr_apps.py {' '.join(sys.argv[1:])}\n\n{start}, "
+        f.write(f"# bench/thr_apps.py {shlex.join(sys.argv[1:])}\n\n{start}, "
                 f"{os.getloadavg()[0]:.1f} at the end.\n\n" + "\n".join(LINES) + "\n")
 
 
