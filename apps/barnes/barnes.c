@@ -32,7 +32,6 @@ static void *alloc_private(size_t count, size_t size)
 
 static barnes_size size;
 static barnes_sys sys;
-static double seconds; /* the simulation, as this node's first worker saw it */
 
 /* The first body of worker `w`: contiguous blocks whose sizes differ by at
  * most one, in worker order, so in node order like the block homes. */
@@ -76,8 +75,7 @@ static void barnes_worker(int w)
 
     double start = tsr_wtime();
     barnes_simulate(&sys, &team, size.steps); /* ends with a barrier */
-    if (app_leads(w))
-        seconds = tsr_wtime() - start;
+    app_stop_clock(w, start);
 }
 
 int main(int argc, char **argv)
@@ -91,7 +89,7 @@ int main(int argc, char **argv)
     if (tsr_node() == 0) {
         char name[64];
         barnes_size_string(&size, name, sizeof name);
-        status = app_report("barnes", APP_IMPL, tsr_nodes(), name, seconds,
+        status = app_report("barnes", APP_IMPL, tsr_nodes(), name, app_seconds,
                             verify(&sys, size.steps));
     }
     tsr_finalize();

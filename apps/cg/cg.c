@@ -14,7 +14,6 @@ static cg_params p;
 static double *sums;     /* the partial-sum pages, a run per node */
 static double *x, *dirs; /* shared: x and p, a band per worker */
 static double *r, *q;    /* this node's: its workers' bands */
-static double seconds;   /* the solve, as this node's first worker saw it */
 
 /* Where partial sums meet: node k's workers' slots fill run k, homed on
  * node k, so each node writes only its own pages and reads the others'
@@ -81,8 +80,7 @@ static void cg_worker(int w)
 
     double start = tsr_wtime();
     cg_solve(&a, &v, p.iterations, &comm); /* ends with a barrier */
-    if (app_leads(w))
-        seconds = tsr_wtime() - start;
+    app_stop_clock(w, start);
     cg_free_matrix(&a);
 }
 
@@ -100,7 +98,7 @@ int main(int argc, char **argv)
 
     int status = 0;
     if (tsr_node() == 0)
-        status = app_report("cg", APP_IMPL, tsr_nodes(), p.size, seconds,
+        status = app_report("cg", APP_IMPL, tsr_nodes(), p.size, app_seconds,
                             cg_verify_parallel(&p, x));
     free(r);
     free(q);

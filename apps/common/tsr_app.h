@@ -112,6 +112,17 @@ static inline int app_leads(int w)
     return w % app_threads == 0;
 }
 
+/* The timed part's seconds, as this node's first worker saw them. */
+static double app_seconds;
+
+/* Worker w's part of the timed run ends (after a barrier): the node's
+ * first worker records it. */
+static inline void app_stop_clock(int w, double start)
+{
+    if (app_leads(w))
+        app_seconds = tsr_wtime() - start;
+}
+
 /* A barrier of every worker of the job: the node's threads combine and the
  * node sends one arrival (tsr_barrier when app_threads is 1). */
 static void app_barrier(void)

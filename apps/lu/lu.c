@@ -12,7 +12,6 @@
 
 static lu_params p;
 static double **blk;
-static double seconds; /* the factorisation, as this node's first worker saw it */
 
 /* The block table of a shared matrix: worker w's blocks, in row-major
  * block order, fill one allocation homed on w's node. Every node makes the
@@ -59,8 +58,7 @@ static void lu_worker(int w)
         lu_phase_interior(blk, &p, &g, K);
     }
     app_barrier();
-    if (app_leads(w))
-        seconds = tsr_wtime() - start;
+    app_stop_clock(w, start);
 }
 
 int main(int argc, char **argv)
@@ -72,7 +70,7 @@ int main(int argc, char **argv)
 
     int status = 0;
     if (tsr_node() == 0)
-        status = app_report("lu", APP_IMPL, tsr_nodes(), p.size, seconds,
+        status = app_report("lu", APP_IMPL, tsr_nodes(), p.size, app_seconds,
                             lu_verify_parallel(blk, &p));
     tsr_finalize();
     return status;

@@ -18,7 +18,6 @@
 
 static mm_params p;
 static double **a, **b, **c;
-static double seconds; /* the multiply, as this node's first worker saw it */
 
 /* An n x n shared matrix whose band of rows w (mm_band) is homed on the
  * node of worker w. Every node makes the same calls in the same order, so
@@ -72,8 +71,7 @@ static void mm_worker(int w)
     double start = tsr_wtime();
     mm_multiply_rows(c, a, b, p.n, lo, hi);
     app_barrier();
-    if (app_leads(w))
-        seconds = tsr_wtime() - start;
+    app_stop_clock(w, start);
 }
 
 int main(int argc, char **argv)
@@ -89,7 +87,7 @@ int main(int argc, char **argv)
 
     int status = 0;
     if (tsr_node() == 0)
-        status = app_report("mm", impl, tsr_nodes(), p.size, seconds, mm_verify_parallel(c, p.n));
+        status = app_report("mm", impl, tsr_nodes(), p.size, app_seconds, mm_verify_parallel(c, p.n));
     tsr_finalize();
     return status;
 }

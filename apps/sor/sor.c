@@ -12,7 +12,6 @@
 
 static sor_params p;
 static double **red, **black;
-static double seconds; /* the sweeps, as this node's first worker saw it */
 
 /* One colour matrix in shared memory: worker w's rows (sor_owned_rows) are
  * an allocation of their own homed on w's node (with --munin,
@@ -56,8 +55,7 @@ static void sor_worker(int w)
         sor_sweep(black, red, SOR_BLACK, &p, lo, hi);
         app_barrier();
     }
-    if (app_leads(w))
-        seconds = tsr_wtime() - start;
+    app_stop_clock(w, start);
 }
 
 int main(int argc, char **argv)
@@ -74,7 +72,7 @@ int main(int argc, char **argv)
 
     int status = 0;
     if (tsr_node() == 0)
-        status = app_report("sor", impl, tsr_nodes(), p.size, seconds,
+        status = app_report("sor", impl, tsr_nodes(), p.size, app_seconds,
                             sor_verify_parallel(red, black, &p));
     tsr_finalize();
     return status;

@@ -21,7 +21,6 @@
 static water_size size;
 static water_sys sys;
 static double **record; /* worker w's energies, on pages of its own */
-static double seconds;  /* the simulation, as this node's first worker saw it */
 
 /* The first molecule of worker `w`: contiguous blocks whose sizes differ
  * by at most one, in worker order, so in node order like the block homes. */
@@ -65,8 +64,7 @@ static void water_worker(int w)
     double start = tsr_wtime();
     water_simulate(&sys, &team, size.steps);
     app_barrier();
-    if (app_leads(w))
-        seconds = tsr_wtime() - start;
+    app_stop_clock(w, start);
     free(team.acc);
 }
 
@@ -94,7 +92,7 @@ int main(int argc, char **argv)
         water_sum_energies(record, workers, size.steps, energies);
         char name[64];
         water_size_string(&size, name, sizeof name);
-        status = app_report("water", APP_IMPL, tsr_nodes(), name, seconds,
+        status = app_report("water", APP_IMPL, tsr_nodes(), name, app_seconds,
                             water_verify(&sys, energies, size.steps));
         free(energies);
     }
