@@ -114,11 +114,13 @@ plan_app_threads() {
 plan_apps() {
     local apps app args n threaded
     apps=$(make -s --no-print-directory print-APPS) || die "make print-APPS failed"
-    threaded=" $(make -s --no-print-directory print-THREADED_APPS) " ||
-        die "make print-THREADED_APPS failed"
     [ -n "$apps" ] || return 0
-    # One make for every app's arguments, one line each, in order.
-    exec 3< <(make -s --no-print-directory $(printf 'print-%s_TEST_ARGS ' $apps))
+    # One make for the threaded apps and every app's arguments, one line
+    # each, in order.
+    exec 3< <(make -s --no-print-directory print-THREADED_APPS \
+        $(printf 'print-%s_TEST_ARGS ' $apps))
+    read -r threaded <&3 || die "make print-THREADED_APPS failed"
+    threaded=" $threaded "
     for app in $apps; do
         read -r args <&3 || die "make print-${app}_TEST_ARGS failed"
         one_check "apps/$app sequential" "\"\$B/apps/${app}_seq\" $args"
