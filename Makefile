@@ -148,6 +148,10 @@ $(TSRUN): $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard src/launcher/*.c)) $(LIBINT
 # An app.mk sets, for app NAME:  APPS += NAME, NAME_SRCS (Tessera version),
 # NAME_SEQ_SRCS (plain C), optionally NAME_MPI_SRCS, NAME_TEST_ARGS (small
 # input for make test) and NAME_QUICK_ARGS / NAME_BENCH_ARGS for the harness.
+# NAME_THREADED := yes says the Tessera version runs TSR_THREADS workers per
+# node (apps/common/tsr_app.h): tests/plan.sh runs it with 2 under the
+# `threads` set, and NAME_native is the same source on plain pthreads
+# (apps/common/tsr_native.c, no Tessera) for bench/thr_apps.sh.
 APPS :=
 include $(wildcard apps/*/app.mk)
 
@@ -165,8 +169,15 @@ $(BUILD)/apps/$(1)_mpi: $$($(1)_MPI_SRCS)
 MPI_APP_BINS += $(BUILD)/apps/$(1)_mpi
 endif
 APP_BINS += $(BUILD)/apps/$(1) $(BUILD)/apps/$(1)_seq
+ifneq ($$($(1)_THREADED),)
+$(BUILD)/apps/$(1)_native: $$($(1)_SRCS) apps/common/tsr_native.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CPPFLAGS) $$(CFLAGS) -DAPP_NATIVE -Iapps/common -o $$@ $$($(1)_SRCS) apps/common/tsr_native.c $$(LDLIBS)
+APP_BINS += $(BUILD)/apps/$(1)_native
+endif
 endef
 $(foreach a,$(APPS),$(eval $(call app_rules,$(a))))
+THREADED_APPS := $(foreach a,$(APPS),$(if $($(a)_THREADED),$(a)))
 
 apps: $(APP_BINS)
 mpi-apps: $(MPI_APP_BINS)

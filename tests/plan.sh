@@ -9,7 +9,9 @@
 #   apps/APP ...        every app the Makefile knows (make print-APPS), its
 #                       sequential version and 1-4 nodes, on APP_TEST_ARGS;
 #                       and under each configuration of the matrix that
-#                       runs the set `apps`, at its node counts
+#                       runs the set `apps`, at its node counts; a threaded
+#                       app (make print-THREADED_APPS) with TSR_THREADS=2
+#                       under each that runs `threads`
 #   mp/PROG ... CFG -n N  every program of tests/mp/ that declares a line
 #                       `/* tsr-test: SET [-n LIST] [ARGS...] */`, under
 #                       each configuration of the matrix that runs SET, at
@@ -95,12 +97,30 @@ plan_app_configs() {
     done
 }
 
+# plan_app_threads APP ARGS: APP with 2 threads per node (TSR_THREADS=2)
+# under the configurations that run `threads`, at their node counts.
+plan_app_threads() {
+    local i n env
+    for i in "${!cfg_name[@]}"; do
+        [[ ${cfg_sets[i]} == *",threads,"* ]] || continue
+        env="env TSR_THREADS=2 ${cfg_env[i]}"
+        for n in ${cfg_nodes[i]}; do
+            one_check "apps/$1 TSR_THREADS=2 ${cfg_name[i]} -n $n" \
+                "$env \"\$TSRUN\" -n $n \"\$B/apps/$1\" $2"
+        done
+    done
+}
+
 plan_apps() {
-    local apps app args n
+    local apps app args n threaded
     apps=$(make -s --no-print-directory print-APPS) || die "make print-APPS failed"
     [ -n "$apps" ] || return 0
-    # One make for every app's arguments, one line each, in order.
-    exec 3< <(make -s --no-print-directory $(printf 'print-%s_TEST_ARGS ' $apps))
+    # One make for the threaded apps and every app's arguments, one line
+    # each, in order.
+    exec 3< <(make -s --no-print-directory print-THREADED_APPS \
+        $(printf 'print-%s_TEST_ARGS ' $apps))
+    read -r threaded <&3 || die "make print-THREADED_APPS failed"
+    threaded=" $threaded "
     for app in $apps; do
         read -r args <&3 || die "make print-${app}_TEST_ARGS failed"
         one_check "apps/$app sequential" "\"\$B/apps/${app}_seq\" $args"
@@ -108,6 +128,7 @@ plan_apps() {
             one_check "apps/$app -n $n" "\"\$TSRUN\" -n $n \"\$B/apps/$app\" $args"
         done
         plan_app_configs "$app" "$args"
+        [[ $threaded != *" $app "* ]] || plan_app_threads "$app" "$args"
     done
     exec 3<&-
 }

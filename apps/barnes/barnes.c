@@ -4,19 +4,21 @@
  *
  *   tsrun -n NODES barnes BODIES STEPS
  *
- * Node 0 rebuilds the octree each step (the sequential section) while the
- * others wait at the barrier; then every node walks the tree for its own
- * bodies and moves them. The tree is homed at node 0, its only writer, so
- * building it creates no twins or diffs and the other nodes fetch the pages
- * they walk straight from their home: the contention after a sequential
- * section that replicated execution is meant to remove. Positions and
- * velocities have block homes: a node moves the bodies on its home pages,
- * and node 0 fetches the others' positions once per step to build the tree.
+ * Worker 0 (node 0's first thread; a node's threads are its workers,
+ * tsr_app.h) rebuilds the octree each step (the sequential section) while
+ * the others wait at the barrier; then every worker walks the tree for its
+ * own bodies and moves them. The tree is homed at node 0, its only writer,
+ * so building it creates no twins or diffs and the other nodes fetch the
+ * pages they walk straight from their home: the contention after a
+ * sequential section that replicated execution is meant to remove.
+ * Positions and velocities have block homes: a node's workers move the
+ * bodies on its home pages, and node 0 fetches the others' positions once
+ * per step to build the tree.
  */
 #include <string.h>
 
-#include "app.h"
 #include "barnes_dsm.h"
+#include "tsr_app.h"
 
 static void *alloc_private(size_t count, size_t size)
 {
@@ -28,11 +30,14 @@ static void *alloc_private(size_t count, size_t size)
     return p;
 }
 
-/* The first body of node `node`: contiguous blocks whose sizes differ by
- * at most one, in node order like the block homes. */
-static long first_body(long n, int node, int nodes)
+static barnes_size size;
+static barnes_sys sys;
+
+/* The first body of worker `w`: contiguous blocks whose sizes differ by at
+ * most one, in worker order, so in node order like the block homes. */
+static long first_body(long n, int w)
 {
-    return n * node / nodes;
+    return n * w / app_workers();
 }
 
 /* Node 0, after the run: the parallel positions and velocities must equal
@@ -59,28 +64,33 @@ static int verify(const barnes_sys *par, long steps)
     return ok;
 }
 
-int main(int argc, char **argv)
+/* Worker 0 builds the tree (the sequential section); every worker moves
+ * its own bodies. */
+static void barnes_worker(int w)
 {
-    tsr_init(&argc, &argv);
-    int me = tsr_node(), nodes = tsr_nodes();
-    barnes_size size = barnes_parse(argc, argv);
     long n = size.bodies;
-
-    barnes_sys sys = barnes_sys_shared(n);
-    barnes_team team = {first_body(n, me, nodes), first_body(n, me + 1, nodes), me == 0,
-                        tsr_barrier};
+    barnes_team team = {first_body(n, w), first_body(n, w + 1), w == 0, app_barrier};
     barnes_init(&sys, team.lo, team.hi);
-    tsr_barrier();
+    app_barrier();
 
     double start = tsr_wtime();
     barnes_simulate(&sys, &team, size.steps); /* ends with a barrier */
-    double seconds = tsr_wtime() - start;
+    app_stop_clock(w, start);
+}
+
+int main(int argc, char **argv)
+{
+    app_init(&argc, &argv);
+    size = barnes_parse(argc, argv);
+    sys = barnes_sys_shared(size.bodies);
+    app_run_workers(barnes_worker);
 
     int status = 0;
-    if (me == 0) {
+    if (tsr_node() == 0) {
         char name[64];
         barnes_size_string(&size, name, sizeof name);
-        status = app_report("barnes", "tessera", nodes, name, seconds, verify(&sys, size.steps));
+        status = app_report("barnes", APP_IMPL, tsr_nodes(), name, app_seconds,
+                            verify(&sys, size.steps));
     }
     tsr_finalize();
     return status;

@@ -6,5 +6,6 @@ cg_SEQ_SRCS   := apps/cg/cg_seq.c apps/cg/cg_kernels.c
 cg_MPI_SRCS   := apps/cg/cg_mpi.c apps/cg/cg_kernels.c
 cg_OMP_SRCS   := apps/cg/cg_omp.c apps/cg/cg_kernels.c
 cg_TEST_ARGS  := 64 100
+cg_THREADED   := yes
 cg_QUICK_ARGS := 640 100
 cg_BENCH_ARGS := 2048 100

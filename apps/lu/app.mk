@@ -6,5 +6,6 @@ lu_SEQ_SRCS   := apps/lu/lu_seq.c apps/lu/lu_kernels.c
 lu_MPI_SRCS   := apps/lu/lu_mpi.c apps/lu/lu_kernels.c
 lu_OMP_SRCS   := apps/lu/lu_omp.c apps/lu/lu_kernels.c
 lu_TEST_ARGS  := 64 16
+lu_THREADED   := yes
 lu_QUICK_ARGS := 1280 32
 lu_BENCH_ARGS := 3072 32
