@@ -12,7 +12,7 @@ int main(int argc, char **argv)
     tsr_init(&argc, &argv);
     long k = argc > 1 ? atol(argv[1]) : 1000;
     if (k < 0) /* asks for a bad lock id: tests the error message */
-        tsr_lock(5000);
+        tsr_lock(TSR_MAX_LOCKS);
     long *a = tsr_alloc(sizeof(long));
     long *b = tsr_alloc(sizeof(long));
     tsr_barrier();
