@@ -14,7 +14,7 @@ expect_fail "a section while Munin keeps pages" \
     "tsr_replicate_begin: protocol munin keeps allocated pages" $TSRUN -n 2 $P munin-replicated
 for when in serving serving-joined; do
     expect_fail "tsr_barrier on node 0 while the others are in tsr_serve ($when)" \
-        "node 0 called tsr_barrier() while the other nodes wait in tsr_serve" \
+        "node 0 called tsr_barrier() while other nodes wait in tsr_serve" \
         $TSRUN -n 3 $P barrier-$when
 done
 expect_fail "tsr_replicate_end outside a section" \
