@@ -19,16 +19,6 @@
  * copyset; the writers of the freezing epoch join it, to go on writing.
  * The manager always stays in it: it keeps the master copy.
  *
- * A node that left a barrier before the manager judged the epoch it ends
- * may fetch, and write and release, in the next one meanwhile: such a
- * fetch marks the node early, such a diff an early writer. Neither counts
- * in the judgement of the epoch ending (judged with them, a next-epoch
- * writer was cleared with this epoch's writers and left out of the
- * copyset frozen an epoch later, having dropped its copy: its next fetch
- * was refused, "access outside the stable sharing pattern"). Early
- * writers join a copyset frozen meanwhile, and are the next epoch's
- * writers once judged.
- *
  * The manager tells the writers the fixed copyset at the next barrier's
  * arrival, counted by that barrier: they know it before they leave.
  */
@@ -98,23 +88,14 @@ static void judge(uint32_t p)
     clear_flag(p, F_UPDATED);
     uint64_t writers = atomic_load(&mu[p].writers);
     if (reached_consumers(p, writers) || ++mu[p].quiet_epochs >= QUIET_EPOCHS)
-        freeze(p, writers | atomic_load(&mu[p].early_writers));
+        freeze(p, writers);
     else
         atomic_fetch_and(&mu[p].writers, ~writers);
     clear_flag(p, F_MREAD);
 }
 
-/* Those who joined or wrote early are now copy holders and writers of the
- * current epoch. */
-static void not_early(uint32_t p)
-{
-    atomic_store(&mu[p].early, 0);
-    uint64_t w = atomic_exchange(&mu[p].early_writers, 0);
-    if (w) {
-        atomic_fetch_or(&mu[p].writers, w);
-        set_flag(p, F_UPDATED);
-    }
-}
+/* Those who joined early are now copy holders of the current epoch. */
+static void not_early(uint32_t p) { atomic_store(&mu[p].early, 0); }
 
 void mu_barrier_done(void)
 {

@@ -59,8 +59,6 @@ typedef struct mu_page {
     _Atomic uint64_t early;   /* manager: nodes that joined cs in the next epoch */
     _Atomic uint64_t writers; /* manager: nodes whose diffs it forwarded this epoch;
                                * once a copyset is fixed, those of its last epoch */
-    _Atomic uint64_t early_writers; /* manager: nodes whose diffs of the next epoch
-                                     * came before this node judged this one */
     uint32_t first, npages;   /* the object (allocation) */
     _Atomic uint8_t access;
     _Atomic uint8_t flags;

@@ -36,7 +36,6 @@ static void setup(uint32_t first, uint32_t n, int annot, unsigned params)
         mu_page *m = &mu[p];
         atomic_store(&m->cs, bit(home(p)));
         atomic_store(&m->writers, 0);
-        atomic_store(&m->early_writers, 0);
         atomic_fetch_and(&m->flags, (uint8_t)F_SINGLE);
         m->quiet_epochs = 0;
         m->params = (uint8_t)params;

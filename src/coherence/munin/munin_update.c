@@ -106,19 +106,12 @@ static void ack_update(mu_ctx *c)
     free(c);
 }
 
-/* The manager relays a non-manager's diff to the other copy holders. A
- * writer already in the next barrier epoch (`early`: this node has not yet
- * judged the last, munin_freeze.c) is a writer of that epoch. */
-static void forward(int src, uint32_t p, const uint8_t *diff, size_t len, outbox *fwd,
-                    int early)
+/* The manager relays a non-manager's diff to the other copy holders. */
+static void forward(int src, uint32_t p, const uint8_t *diff, size_t len, outbox *fwd)
 {
     uint64_t to = atomic_load(&mu[p].cs) & ~bit(src) & ~bit(cfg.node);
-    if (early) {
-        atomic_fetch_or(&mu[p].early_writers, bit(src));
-    } else {
-        atomic_fetch_or(&mu[p].writers, bit(src));
-        set_flag(p, F_UPDATED);
-    }
+    atomic_fetch_or(&mu[p].writers, bit(src));
+    set_flag(p, F_UPDATED);
     for (int j = 0; j < cfg.nodes; j++)
         if (to & bit(j))
             outbox_add(&fwd[j], p, 0, diff, len);
@@ -133,7 +126,6 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
     }
     outbox *fwd = NULL, told = {0};
     size_t pos = 0;
-    int early = mu_join_early(h->arg[2]) == 1;
     for (uint32_t i = 0; i < (uint32_t)h->arg[0]; i++) {
         outbox_entry e;
         outbox_next(payload, h->len, &pos, &e);
@@ -141,7 +133,7 @@ static void on_update(int src, const tsr_msg_hdr *h, void *payload)
         if (e.flags & U_FORWARD) {
             if (!fwd && !(fwd = calloc((size_t)cfg.nodes, sizeof *fwd)))
                 log_die_status(1, "out of memory (Munin forward)");
-            forward(src, e.page, e.bytes, e.len, fwd, early);
+            forward(src, e.page, e.bytes, e.len, fwd);
         }
         if (e.flags & U_DROPPED)
             mu_writer_dropped(src, e.page, &told);
