@@ -62,9 +62,15 @@ netns_up() { # dir tag n [rate]
     NETNS_SSH+=" -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=5"
 }
 
+# The hosts' root logs in with an empty home of its own (SetEnv HOME, which
+# bash reads ~/.bashrc from): bash sources ~/.bashrc for every ssh command,
+# and the machine's may wait on its own state. A pyenv whose rehash lock a
+# killed login left behind made every command wait 60 s, and the tests time
+# out.
 netns_sshd() { # k [config lines...]
     local k=$1 conf=$NETNS_DIR/sshd.$1.conf
     shift
+    mkdir -p "$NETNS_DIR/home"
     cat >"$conf" <<EOF
 Port 22
 ListenAddress 10.77.0.$((k + 1))
@@ -77,6 +83,7 @@ PermitRootLogin prohibit-password
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 LogLevel ERROR
+SetEnv HOME=$NETNS_DIR/home
 EOF
     printf '%s\n' "$@" >>"$conf"
     netns_exec "$k" /usr/sbin/sshd -f "$conf" -E "$NETNS_DIR/sshd.$k.log"
