@@ -5,8 +5,8 @@
 # tests/omp/cost/regions.c counts what a region and a barrier send,
 # tests/omp/limits/ overflows the frame stack and runs a region before main,
 # the applications' OpenMP forms check their results, CG's form is held to
-# about the bytes its API version sends, and a team larger than the job is
-# refused.
+# about the bytes its API version sends, and a team of more than one thread
+# but fewer than the job's nodes is refused.
 . tests/lib.sh
 tsrcc=$B/bin/tsrcc
 [ -x "$tsrcc" ] || missing_all "tsrcc is missing (clang-16, llvm-16-dev: make deps)"
@@ -98,10 +98,10 @@ elif [ -x "$LOG/cg" ]; then
     fi
 fi
 
-# The team is one thread per node: another OMP_NUM_THREADS is refused.
+# A team has at least one thread per node: a smaller OMP_NUM_THREADS is refused.
 if "$tsrcc" -fopenmp -O2 -o "$LOG/basic" tests/omp/basic.c >"$LOG/cc" 2>&1; then
-    expect_fail "OMP_NUM_THREADS=3 at 2 nodes is refused" "OMP_NUM_THREADS=3, but the job has 2 nodes" \
-        env OMP_NUM_THREADS=3 "$TSRUN" -n 2 "$LOG/basic"
+    expect_fail "OMP_NUM_THREADS=3 at 4 nodes is refused" "OMP_NUM_THREADS=3, but the job has 4 nodes" \
+        env OMP_NUM_THREADS=3 "$TSRUN" -n 4 "$LOG/basic"
 else
     bad "omp/basic builds" "$LOG/cc"
 fi

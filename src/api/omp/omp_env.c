@@ -14,7 +14,8 @@ OMP_API int omp_get_num_threads(void) { return omp_me.nthreads; }
 /* nthreads-var, as libomp answers even inside a region (where a nested
  * region would still get one thread: nested regions are serialized). */
 OMP_API int omp_get_max_threads(void) { return omp_default_threads; }
-OMP_API int omp_get_num_procs(void) { return omp_sh ? tsr_nodes() : 1; }
+/* The job's processors as the team rule counts them: TSR_THREADS a node. */
+OMP_API int omp_get_num_procs(void) { return omp_sh ? tsr_nodes() * tsr_threads() : 1; }
 OMP_API int omp_in_parallel(void) { return omp_me.level > 0 && omp_me.spread; }
 OMP_API int omp_get_level(void) { return omp_me.level; }
 OMP_API int omp_get_dynamic(void) { return 0; }
@@ -25,10 +26,7 @@ OMP_API void omp_set_num_threads(int n)
     if (!omp_sh)
         omp_refuse(NULL, "omp_set_num_threads", "called before main, where the job's size is "
                    "not known yet");
-    if (n != 1 && n != tsr_nodes())
-        omp_refuse(NULL, "omp_set_num_threads",
-                   "a team is one thread per node (the job's node count) or 1");
-    omp_default_threads = n;
+    omp_default_threads = omp_team_size(n, "omp_set_num_threads", NULL);
 }
 
 OMP_API double omp_get_wtime(void)
@@ -45,8 +43,8 @@ OMP_API double omp_get_wtick(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* proc_bind places threads on cores; one thread per node has nothing to
- * place. */
+/* proc_bind places threads on cores; the node's threads are left where
+ * the kernel puts them. */
 OMP_API void __kmpc_push_proc_bind(const ident_t *loc, int32_t gtid, int proc_bind) {}
 
 /* One entry point that is refused; the arguments after loc are not read. */

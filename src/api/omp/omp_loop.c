@@ -89,8 +89,8 @@ static void static_init(const ident_t *loc, int32_t sched, uint64_t trip, int64_
 
 /* The loop a thread is in: dispatch_init's, until dispatch_next says no;
  * in an ordered loop, the iteration it runs and whether that iteration has
- * had its ordered region. */
-static struct {
+ * had its ordered region. Each thread of a node has its own. */
+static __thread struct {
     int32_t sched;
     uint64_t trip, chunk, k, seq;
     int done, ordered;
@@ -250,8 +250,8 @@ static void dispatch_fini(const ident_t *loc)
         if (plast)                                                                             \
             *plast = p.last_piece;                                                             \
     }                                                                                          \
-    static T base_##SUF;                                                                       \
-    static T incr_##SUF;                                                                       \
+    static __thread T base_##SUF;                                                              \
+    static __thread T incr_##SUF;                                                              \
     OMP_API void __kmpc_dispatch_init_##SUF(const ident_t *loc, int32_t gtid, int32_t sched,   \
                                             T lb, T ub, T st, T chunk)                         \
     {                                                                                          \

@@ -5,8 +5,9 @@
  * tsrcc -fopenmp links with --wrap=main: __wrap_main starts Tessera, and
  * only node 0 runs the program's main; the other nodes wait in tsr_serve
  * for its forks, as TreadMarks' slaves wait for Tmk_fork. A parallel
- * region is one tsr_fork of run_region, which every node runs as thread
- * `node` of the team, and one tsr_join: 2(N-1) messages.
+ * region is one tsr_fork of run_region, which every node runs with its
+ * share of the team's threads (omp_team.c), and one tsr_join: 2(N-1)
+ * messages, whatever the threads per node.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,10 +22,10 @@
 OMP_API const int tsr_share_globals_opt_in = 1;
 
 omp_shared *omp_sh;
-omp_team omp_me = {.nthreads = 1};
+__thread omp_team omp_me = {.nthreads = 1, .node_n = 1};
 int omp_replicate;
 int omp_default_threads = 1;
-static int pending_threads; /* num_threads(n) of the next region */
+static __thread int pending_threads; /* num_threads(n) of the next region */
 
 void omp_die(const char *fmt, ...)
 {
@@ -49,20 +50,22 @@ void omp_refuse(const ident_t *loc, const char *construct, const char *why)
     omp_die("%s at %s:%d (in %s): %s", construct, file, line, fn, why);
 }
 
+/* The default team: OMP_NUM_THREADS, else TSR_THREADS on every node (the
+ * node's cores, where a host runs one node). */
 static int env_threads(void)
 {
     const char *s = getenv("OMP_NUM_THREADS");
     if (!s || !*s)
-        return tsr_nodes();
+        return omp_team_size((long)tsr_nodes() * tsr_threads(), "TSR_THREADS", NULL);
     char *end;
     long n = strtol(s, &end, 10);
     /* A list ("4,2") sets nested levels too; nested regions are serialized. */
     if (end == s || (*end && *end != ',') || n < 1)
         omp_refuse(NULL, "OMP_NUM_THREADS", "not a positive number");
-    if (n != 1 && n != tsr_nodes())
-        omp_die("OMP_NUM_THREADS=%ld, but the job has %d nodes: a team is one thread per node "
-                "(OMP_NUM_THREADS=%d) or 1", n, tsr_nodes(), tsr_nodes());
-    return (int)n;
+    if (n != 1 && n < tsr_nodes())
+        omp_die("OMP_NUM_THREADS=%ld, but the job has %d nodes: a team has at least one thread "
+                "per node (OMP_NUM_THREADS=%d or more) or is 1", n, tsr_nodes(), tsr_nodes());
+    return omp_team_size(n, "OMP_NUM_THREADS", NULL);
 }
 
 /* TSR_OMP_SEQUENTIAL: the sequential code on node 0 alone (master), or on
@@ -109,43 +112,23 @@ OMP_API int __wrap_main(int argc, char **argv, char **envp)
     return __real_main(argc, argv, envp);
 }
 
-/* Calls a region's outlined function with its n shared variables. The
- * x86-64 and AArch64 calling conventions let a caller pass more arguments
- * than the callee reads (the caller removes them), so one call with
- * MAX_ARGS covers every n, where libomp switches on n. */
-#if !defined(__x86_64__) && !defined(__aarch64__)
-#error "omp_main.c: call_region relies on the x86-64 or AArch64 calling convention"
-#endif
-static void call_region(kmpc_micro fn, int32_t tid, void *const *a)
-{
-    int32_t gtid = tid, btid = tid;
-    fn(&gtid, &btid, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
-       a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23], a[24],
-       a[25], a[26], a[27], a[28], a[29], a[30], a[31]);
-}
-
-/* What tsr_fork runs on every node. */
+/* What tsr_fork runs on every node: the node's share of the team. */
 static void run_region(void *arg)
 {
     omp_shared *sh = arg;
-    void *args[MAX_ARGS];
-    memcpy(args, sh->args, sizeof args);
-    omp_me = (omp_team){.level = 1, .nthreads = (int)sh->nthreads, .tid = tsr_node(),
-                        .spread = sh->nthreads > 1, .gen = sh->gen};
-    void *outer = omp_frames_own();
-    call_region(sh->fn, omp_me.tid, args);
-    omp_frames_back(outer);
-    omp_me = (omp_team){.nthreads = 1};
+    omp_region r = {.fn = sh->fn, .nthreads = (int)sh->nthreads, .gen = sh->gen};
+    memcpy(r.args, sh->args, sizeof r.args);
+    int nodes = tsr_nodes(), node = tsr_node(), q = r.nthreads / nodes, extra = r.nthreads % nodes;
+    r.first = node * q + (node < extra ? node : extra);
+    r.node_n = q + (node < extra);
+    omp_team_run(&r);
 }
 
 static void run_serialized(kmpc_micro fn, void *const *args)
 {
-    omp_team outer = omp_me;
-    omp_me.level++;
-    omp_me.nthreads = 1;
-    omp_me.tid = 0;
-    call_region(fn, 0, args);
-    omp_me = outer;
+    __kmpc_serialized_parallel(NULL, omp_me.tid);
+    omp_call_region(fn, 0, args);
+    __kmpc_end_serialized_parallel(NULL, 0);
 }
 
 OMP_API void __kmpc_fork_call(const ident_t *loc, int32_t argc, kmpc_micro fn, ...)
@@ -161,15 +144,14 @@ OMP_API void __kmpc_fork_call(const ident_t *loc, int32_t argc, kmpc_micro fn, .
     int n = pending_threads ? pending_threads : omp_default_threads;
     pending_threads = 0;
     /* Before main (a constructor) there is no job yet: a team of one. */
-    if (omp_sh && n > tsr_nodes())
-        n = tsr_nodes(); /* fewer threads than asked: the standard lets an implementation */
     if (!omp_sh || omp_me.level > 0 || n == 1) {
         run_serialized(fn, args);
         return;
     }
-    if (n != tsr_nodes())
-        omp_refuse(loc, "parallel num_threads",
-                   "a team smaller than the job (one thread per node; use tsrun -n with the team size)");
+    /* The standard lets an implementation give fewer threads than asked. */
+    if (n > tsr_nodes() * MAX_NODE_THREADS)
+        n = tsr_nodes() * MAX_NODE_THREADS;
+    omp_team_size(n, "parallel num_threads", loc);
     omp_sh->fn = fn;
     omp_sh->argc = (uint32_t)argc;
     omp_sh->nthreads = (uint32_t)n;
@@ -191,14 +173,19 @@ OMP_API void __kmpc_serialized_parallel(const ident_t *loc, int32_t gtid)
     omp_me.level++;
     omp_me.nthreads = 1;
     omp_me.tid = 0;
+    omp_me.node_n = 1;
+    omp_me.local = 0;
 }
 
 OMP_API void __kmpc_end_serialized_parallel(const ident_t *loc, int32_t gtid)
 {
     /* Back to the enclosing team: the region's, or the sequential part's. */
     omp_me.level--;
-    omp_me.nthreads = omp_me.level == 1 && omp_me.spread ? (int)omp_sh->nthreads : 1;
-    omp_me.tid = omp_me.nthreads > 1 ? tsr_node() : 0;
+    int outer = omp_me.level == 1 && omp_me.spread;
+    omp_me.nthreads = outer ? omp_me.team_n : 1;
+    omp_me.tid = outer ? omp_me.team_tid : 0;
+    omp_me.node_n = outer ? omp_me.team_node_n : 1;
+    omp_me.local = outer ? omp_me.team_local : 0;
 }
 
 OMP_API int32_t __kmpc_global_thread_num(const ident_t *loc) { return omp_me.tid; }
@@ -208,7 +195,7 @@ OMP_API int32_t __kmpc_ok_to_fork(const ident_t *loc) { return 1; }
 OMP_API void __kmpc_barrier(const ident_t *loc, int32_t gtid)
 {
     if (omp_me.nthreads > 1)
-        tsr_barrier();
+        tsr_barrier_threads(omp_me.node_n);
 }
 
 OMP_API int32_t __kmpc_master(const ident_t *loc, int32_t gtid) { return omp_me.tid == 0; }
@@ -234,10 +221,10 @@ OMP_API void __kmpc_copyprivate(const ident_t *loc, int32_t gtid, size_t size, v
         omp_refuse(loc, "single copyprivate", "more than 32 variables");
     if (didit)
         memcpy(omp_sh->copyprivate, list, size);
-    tsr_barrier();
+    __kmpc_barrier(loc, gtid);
     if (!didit)
         copy(list, omp_sh->copyprivate);
-    tsr_barrier();
+    __kmpc_barrier(loc, gtid);
 }
 
 /* single: thread 0 runs it, which needs no message (any thread may). */

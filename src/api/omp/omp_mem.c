@@ -135,7 +135,7 @@ OMP_API void *tsr_omp_aligned_alloc(size_t align, size_t size)
  * frame_enter and frame_leave, and allocates them in between; a stack
  * grows up from `lo`. Before main (constructors) the job has not started,
  * every region runs on this node alone, and private memory serves. Then
- * each node has a stack of its own (tsr_malloc); with replicated
+ * each thread of a node has a stack of its own (tsr_malloc); with replicated
  * sequential code, that code's frames are on a stack at the same address
  * everywhere (tsr_alloc), since every node makes them and passes their
  * addresses to the regions. */
@@ -145,8 +145,10 @@ typedef struct stack {
 
 static _Alignas(64) char early_bytes[64 << 10];
 static stack early = {early_bytes, early_bytes, early_bytes + sizeof early_bytes};
-static stack own, replicated;
-static stack *cur = &early;
+static __thread stack own; /* each thread's (a pool thread's: omp_frames_start) */
+static stack replicated;
+static __thread stack *cur = &early;
+static size_t stack_bytes;
 
 OMP_API void *tsr_omp_frame_enter(void) { return cur->sp; }
 
@@ -175,7 +177,20 @@ void *omp_frames_own(void)
 
 void omp_frames_back(void *outer) { cur = outer; }
 
-static stack stack_of(char *lo, size_t bytes) { return (stack){lo, lo, lo + bytes}; }
+static stack stack_of(char *lo, size_t bytes)
+{
+    if (!lo)
+        omp_die("node %d has no room for a %zu MiB shared stack (TSR_OMP_STACK) in its "
+                "tsr_malloc arena: lower TSR_OMP_STACK or the threads per node, or raise "
+                "TSR_MALLOC_MEMORY", tsr_node(), bytes >> 20);
+    return (stack){lo, lo, lo + bytes};
+}
+
+void omp_frames_start(void)
+{
+    own = stack_of(tsr_malloc(stack_bytes), stack_bytes);
+    cur = &own;
+}
 
 void omp_mem_init(void)
 {
@@ -184,8 +199,8 @@ void omp_mem_init(void)
     unsigned long mib = s && *s ? strtoul(s, &end, 10) : 64;
     if (end && (*end || mib < 1 || mib > 65536))
         omp_die("TSR_OMP_STACK=%s: a size in MiB, 1 to 65536", s);
-    own = stack_of(tsr_malloc(mib << 20), mib << 20);
-    cur = &own;
+    stack_bytes = mib << 20;
+    omp_frames_start();
     if (omp_replicate) {
         replicated = stack_of(tsr_alloc(mib << 20), mib << 20);
         cur = &replicated;

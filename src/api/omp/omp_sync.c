@@ -9,11 +9,11 @@
 
 #include "omp_rt.h"
 
-/* Critical sections held now, innermost last: two names that share a lock
- * id would deadlock when nested, so that is refused. */
+/* Critical sections this thread holds now, innermost last: two names that
+ * share a lock id would deadlock when nested, so that is refused. */
 #define MAX_HELD 16
-static int held[MAX_HELD];
-static int nheld;
+static __thread int held[MAX_HELD];
+static __thread int nheld;
 
 /* A critical section's name is a global of the program (clang's
  * .gomp_critical_user_NAME.var), at the same address on every node. */
@@ -57,22 +57,32 @@ OMP_API void __kmpc_critical_with_hint(const ident_t *loc, int32_t gtid, void *n
 
 OMP_API void __kmpc_end_critical(const ident_t *loc, int32_t gtid, void *name) { leave(); }
 
-/* Reductions take libomp's critical method (1): the thread that gets it
- * combines its private copy into the shared variable itself, under the
- * lock of the reduction's name. */
+/* Reductions combine on the node first: its first thread adds the others'
+ * private copies into its own (omp_team_combine), the others return 0
+ * (nothing left to do). Then libomp's critical method (1): the node's first
+ * thread combines the node's value into the shared variable itself, under
+ * the lock of the reduction's name, one holder per node. */
 OMP_API int32_t __kmpc_reduce_nowait(const ident_t *loc, int32_t gtid, int32_t nvars,
                                      size_t size, void *data, void (*combine)(void *, void *),
                                      void *name)
 {
+    if (!omp_team_combine(data, combine))
+        return 0;
     enter(loc, "reduction", name);
     return 1;
 }
 
 OMP_API void __kmpc_end_reduce_nowait(const ident_t *loc, int32_t gtid, void *name) { leave(); }
 
+/* The same with the construct's barrier, which a thread that returns 0
+ * passes here (it calls no __kmpc_end_reduce) and the combining one there. */
 OMP_API int32_t __kmpc_reduce(const ident_t *loc, int32_t gtid, int32_t nvars, size_t size,
                               void *data, void (*combine)(void *, void *), void *name)
 {
+    if (!omp_team_combine(data, combine)) {
+        __kmpc_barrier(loc, gtid);
+        return 0;
+    }
     enter(loc, "reduction", name);
     return 1;
 }
@@ -155,7 +165,8 @@ OMP_API int omp_test_lock(omp_lock_t *l) { return try_lock(lock_id(l, "omp_test_
 /* A nestable lock: its holder may set it again. The holder and the depth
  * live in the lock variable; only the holder writes them, under the lock,
  * and clears the holder before it lets the lock go, so a thread that reads
- * itself there holds the lock. */
+ * itself there holds the lock. Threads of one node read the holder while
+ * another writes it: single loads and stores (is_holder, set_holder). */
 typedef struct omp_nest_lock_t {
     omp_lock_t lock;
     int holder; /* thread number plus one, 0 when free */
@@ -173,12 +184,22 @@ OMP_API void omp_destroy_nest_lock(omp_nest_lock_t *l)
     l->lock.id = 0;
 }
 
+static int is_holder(const omp_nest_lock_t *l)
+{
+    return __atomic_load_n(&l->holder, __ATOMIC_RELAXED) == omp_me.tid + 1;
+}
+
+static void set_holder(omp_nest_lock_t *l, int tid_plus_1)
+{
+    __atomic_store_n(&l->holder, tid_plus_1, __ATOMIC_RELAXED);
+}
+
 OMP_API void omp_set_nest_lock(omp_nest_lock_t *l)
 {
     int id = lock_id(&l->lock, "omp_set_nest_lock");
-    if (l->holder != omp_me.tid + 1) {
+    if (!is_holder(l)) {
         tsr_lock(id);
-        l->holder = omp_me.tid + 1;
+        set_holder(l, omp_me.tid + 1);
     }
     l->depth++;
 }
@@ -187,10 +208,10 @@ OMP_API void omp_set_nest_lock(omp_nest_lock_t *l)
 OMP_API int omp_test_nest_lock(omp_nest_lock_t *l)
 {
     int id = lock_id(&l->lock, "omp_test_nest_lock");
-    if (l->holder != omp_me.tid + 1) {
+    if (!is_holder(l)) {
         if (!try_lock(id))
             return 0;
-        l->holder = omp_me.tid + 1;
+        set_holder(l, omp_me.tid + 1);
     }
     return ++l->depth;
 }
@@ -198,10 +219,10 @@ OMP_API int omp_test_nest_lock(omp_nest_lock_t *l)
 OMP_API void omp_unset_nest_lock(omp_nest_lock_t *l)
 {
     int id = lock_id(&l->lock, "omp_unset_nest_lock");
-    if (l->holder != omp_me.tid + 1 || l->depth < 1)
+    if (!is_holder(l) || l->depth < 1)
         omp_refuse(NULL, "omp_unset_nest_lock", "the lock is not held by this thread");
     if (--l->depth == 0) {
-        l->holder = 0;
+        set_holder(l, 0);
         tsr_unlock(id);
     }
 }

@@ -1,4 +1,5 @@
-/* A team smaller than the job (one thread per node): refused. */
+/* A team of more than one thread but fewer than the job's nodes (each node
+ * runs at least one thread of a team): refused at 3 nodes. */
 #include <stdio.h>
 
 int main(void)
