@@ -133,7 +133,8 @@ void coh_set_proto(uint32_t page, uint8_t proto)
         atomic_fetch_sub(&kept[m->proto], 1);
     if (proto)
         atomic_fetch_add(&kept[proto], 1);
-    m->proto = proto;
+    /* range.c reads it from application threads without the lock */
+    __atomic_store_n(&m->proto, proto, __ATOMIC_RELAXED);
 }
 
 const tsr_protocol *coh_protocol_of(uint32_t page) { return coh_protocols[region.meta[page].proto]; }

@@ -39,17 +39,26 @@ void coh_range_init(void)
 
 void coh_count_fault(void) { COUNTER_ADD(faults_taken, 1); }
 
+/* The page's protocol, read without the protocol lock: a check runs on
+ * any application thread while the comm thread may be adopting the page
+ * (coh_set_proto). A page read as not adopted yet is left to its fault,
+ * which adopts it. */
+static uint8_t proto_of(uint32_t p)
+{
+    return __atomic_load_n(&region.meta[p].proto, __ATOMIC_RELAXED);
+}
+
 /* A page whose byte does not allow the access, and that a protocol keeps. */
 static int needs_work(uint32_t p, int need)
 {
-    return detect_access_of(p) < need && region.meta[p].proto;
+    return detect_access_of(p) < need && proto_of(p);
 }
 
 /* Pages first + i * stride (i < n) all need work and share one protocol:
  * that protocol brings them, in few exchanges if it can. */
 static void serve_run(uint32_t first, uint32_t n, uint32_t stride, int is_write)
 {
-    const tsr_protocol *proto = coh_protocol_of(first);
+    const tsr_protocol *proto = coh_protocols[proto_of(first)];
     COUNTER_ADD(cas_pages, n);
     coh_enter(); /* as a fault would: the node's other threads may fault on these */
     if (proto->range)
@@ -73,7 +82,7 @@ static int serve_pages(uint32_t first, uint32_t n, uint32_t stride, int need, in
         }
         uint32_t j = i + 1;
         while (j < n && needs_work(first + j * stride, need) &&
-               region.meta[first + j * stride].proto == region.meta[p].proto)
+               proto_of(first + j * stride) == proto_of(p))
             j++;
         serve_run(p, j - i, stride, is_write);
         useful = 1;
