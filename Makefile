@@ -371,8 +371,11 @@ endef
 check-asan: deps build-asan/matrix
 	$(call sanitizer_check,build-asan,$(ASAN_FLAGS),$(ASAN_ENV))
 
+# With tsrcc and its plugin where clang-16 is, for T=sh/omp_teams (OpenMP
+# teams of several threads a node, their programs linked with GCC's libtsan).
 check-tsan: deps build-tsan/matrix
-	$(call sanitizer_check,build-tsan,$(TSAN_FLAGS),$(TSAN_ENV),UCX=no)
+	$(call sanitizer_check,build-tsan,$(TSAN_FLAGS),$(TSAN_ENV),UCX=no \
+	    $(if $(HAVE_LLVM),build-tsan/bin/tsrcc build-tsan/lib/tessera-cas.so))
 
 # The sanitizers' configurations; TSan's without the TSR_DETECT=uffd and ucx
 # lines (see the TSan note above).

@@ -6,6 +6,14 @@ tsrcc=$B/bin/tsrcc
 [ -x "$tsrcc" ] || missing_all "tsrcc is missing (clang-16, llvm-16-dev: make deps)"
 [ -f /usr/lib/llvm-16/lib/libomp.so ] || missing_all "libomp-16-dev is missing (make deps)"
 
+# omp_sanitizer: tsan or asan when $B's library is built with that sanitizer.
+omp_sanitizer() {
+    local syms
+    syms=$(nm "$B/lib/libtessera.a" 2>/dev/null)
+    if grep -q ' U __tsan_init' <<<"$syms"; then echo tsan
+    elif grep -q ' U __asan_init' <<<"$syms"; then echo asan; fi
+}
+
 # Some schedule(runtime) loops, under the same OMP_SCHEDULE on both sides.
 export OMP_SCHEDULE=guided,3
 
@@ -30,8 +38,10 @@ compare() {
     shift 4
     local what="omp/$name ${build#"$name"} -n $n $*"
     OMP_NUM_THREADS=$team "$LOG/$build.ref" >"$LOG/ref" 2>&1
-    if ! env "$@" timeout -k 2 120 "$TSRUN" -n "$n" "$LOG/$build" >"$LOG/out" 2>"$LOG/err"; then
-        bad "$what (exit $?)" "$LOG/err"
+    env "$@" timeout -k 2 120 "$TSRUN" -n "$n" "$LOG/$build" >"$LOG/out" 2>"$LOG/err"
+    local rc=$?
+    if [ $rc -ne 0 ]; then
+        bad "$what (exit $rc)" "$LOG/err"
     elif diff "$LOG/ref" "$LOG/out" >"$LOG/diff"; then
         ok "$what prints what libomp prints with $team threads"
     else

@@ -77,6 +77,25 @@ int main(int argc, char **argv)
     printf("malloc %.1f, calloc %ld, posix_memalign %.1f (aligned %d), aligned_alloc %.1f (%d)\n",
            total(h, N), zs, total(al, N), (int)((unsigned long)al % 64 == 0),
            (double)aa[N - 1], (int)((unsigned long)aa % 128 == 0));
+    /* Every thread allocates, grows and frees blocks of its own in a region. */
+    long mine[64] = {0};
+#pragma omp parallel
+    {
+        int me = omp_get_thread_num();
+        long *b = malloc(16 * sizeof *b);
+        for (int i = 0; i < 16; i++)
+            b[i] = me + i;
+        b = realloc(b, 32 * sizeof *b);
+        for (int i = 16; i < 32; i++)
+            b[i] = me;
+        for (int i = 0; i < 32; i++)
+            mine[me] += b[i];
+        free(b);
+    }
+    long all = 0;
+    for (int t = 0; t < omp_get_max_threads(); t++)
+        all += mine[t];
+    printf("allocated in the region: %ld\n", all);
     h = realloc(h, 2 * N * sizeof *h);
     fill(h + N, N, 1.0);
     printf("realloc kept %.1f, grew %.1f\n", total(h, N), total(h + N, N));
@@ -98,10 +117,13 @@ int main(int argc, char **argv)
             p.x += 10;
             strcpy(p.tag, "moved");
         }
+        int outer = omp_get_thread_num();
 #pragma omp parallel
         {
+            /* each outer thread is its nested team's master: one writes */
 #pragma omp master
-            nested = omp_get_num_threads() * 100 + omp_get_level();
+            if (outer == 0)
+                nested = omp_get_num_threads() * 100 + omp_get_level();
         }
     }
     printf("struct %d %d %s, nested team %d\n", p.x, p.y, p.tag, nested);
@@ -115,6 +137,7 @@ int main(int argc, char **argv)
     {
         tp_count++;
         per[omp_get_thread_num()] = tp_count;
+#pragma omp master
         team = omp_get_num_threads();
     }
     tp_scale = 2.5;

@@ -100,8 +100,12 @@ int main(void)
 #pragma omp atomic write
         last_write = 42;
 #pragma omp barrier
+        long seen_write;
 #pragma omp atomic read
-        read_back = last_write;
+        seen_write = last_write;
+        /* one writer: every thread storing it at once would race */
+#pragma omp master
+        read_back = seen_write;
         /* capture hands out distinct values: the largest seen is N */
 #pragma omp critical
         if (mine_max > cap_max + 1)

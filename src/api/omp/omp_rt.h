@@ -96,6 +96,8 @@ __attribute__((noreturn, format(printf, 1, 2))) void omp_die(const char *fmt, ..
 __attribute__((noreturn)) void omp_refuse(const ident_t *loc, const char *construct,
                                           const char *why);
 void __kmpc_barrier(const ident_t *loc, int32_t gtid);
+void __kmpc_serialized_parallel(const ident_t *loc, int32_t gtid);
+void __kmpc_end_serialized_parallel(const ident_t *loc, int32_t gtid);
 void omp_mem_init(void);
 /* A region's frames go to the node's own stack (omp_frames_own returns
  * what omp_frames_back restores): replicated sequential code keeps its
