@@ -58,6 +58,15 @@ def counts(prog, nodes, args):
         return total
 
 
+def set_sizes(sizes, specs, who):
+    """Applies the --size APP=ARGS options to sizes."""
+    for spec in specs:
+        app, _, words = spec.partition("=")
+        if app not in sizes or not words.split():
+            sys.exit(f"{who}: --size {spec}: want APP=ARGS, APP one of {', '.join(sizes)}")
+        sizes[app] = words.split()
+
+
 def cell(api, omp):
     change = f" ({(omp - api) * 100 / api:+.0f}%)" if api else ""
     return f"{api:,} / {omp:,}{change}"
@@ -86,11 +95,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--size", action="append", default=[], metavar="APP=ARGS")
     args = ap.parse_args()
-    for spec in args.size:
-        app, _, words = spec.partition("=")
-        if app not in SIZES or not words.split():
-            sys.exit(f"omp_counts: --size {spec}: want APP=ARGS, APP one of {', '.join(SIZES)}")
-        SIZES[app] = words.split()
+    set_sizes(SIZES, args.size, "omp_counts")
     rows = []
     for app in args.apps.split(","):
         progs = [os.path.join(B, "apps", app + suffix) for suffix in ("", "_omp")]

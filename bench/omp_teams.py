@@ -21,11 +21,13 @@ import subprocess
 import sys
 import tempfile
 
+import omp_counts
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 B = os.environ.get("B", os.path.join(ROOT, "build"))
 TSRUN = os.path.join(B, "bin", "tsrun")
-SIZES = {"sor": ["1024", "1024", "50"], "mm": ["512"], "lu": ["512", "32"],
-         "cg": ["256", "100"], "water": ["512", "5"]}
+# omp_counts.py's inputs, SOR's smaller.
+SIZES = dict(omp_counts.SIZES, sor=["1024", "1024", "50"])
 COUNTERS = ("messages_sent", "page_fetches", "bytes_sent", "host_bytes_sent",
             "read_faults", "write_faults", "lock_local_handoffs")
 HEADS = ("messages", "page fetches", "bytes", "bytes between hosts", "read faults",
@@ -66,11 +68,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--size", action="append", default=[], metavar="APP=ARGS")
     args = ap.parse_args()
-    for spec in args.size:
-        app, _, words = spec.partition("=")
-        if app not in SIZES or not words.split():
-            sys.exit(f"omp_teams: --size {spec}: want APP=ARGS, APP one of {', '.join(SIZES)}")
-        SIZES[app] = words.split()
+    omp_counts.set_sizes(SIZES, args.size, "omp_teams")
     print("| run | " + " | ".join(HEADS) + " |")
     print("|---" * (len(HEADS) + 1) + "|")
     for app in args.apps.split(","):

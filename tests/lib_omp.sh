@@ -30,6 +30,19 @@ build_omp() {
     fi
 }
 
+# build_omp_app APP: $LOG/APP, the application's OpenMP form
+# (APP_OMP_SRCS) built by tsrcc -fopenmp, and `args`, its test input;
+# reports a failure and returns 1 if it does not build.
+build_omp_app() {
+    local srcs
+    srcs=$(make -s --no-print-directory print-$1_OMP_SRCS)
+    args=$(make -s --no-print-directory print-$1_TEST_ARGS)
+    if ! "$tsrcc" -fopenmp -O2 -D_GNU_SOURCE -Iapps/common -o "$LOG/$1" $srcs >"$LOG/cc" 2>&1; then
+        bad "apps/$1 OpenMP form builds" "$LOG/cc"
+        return 1
+    fi
+}
+
 # compare NAME BUILD N TEAM [VAR=VALUE...]: BUILD at N nodes, under the
 # variables, against libomp with OMP_NUM_THREADS=TEAM (stdout is compared;
 # stderr may hold the runtime's notes).

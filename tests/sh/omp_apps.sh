@@ -8,9 +8,7 @@
 # about the bytes its API version sends, and a team of more than one thread
 # but fewer than the job's nodes is refused.
 . tests/lib.sh
-tsrcc=$B/bin/tsrcc
-[ -x "$tsrcc" ] || missing_all "tsrcc is missing (clang-16, llvm-16-dev: make deps)"
-[ -f /usr/lib/llvm-16/lib/libomp.so ] || missing_all "libomp-16-dev is missing (make deps)"
+. tests/lib_omp.sh
 
 counter() { # NAME N PROG ARGS...: counter NAME of PROG's run at N nodes, summed
     local name=$1 n=$2
@@ -22,17 +20,23 @@ counter() { # NAME N PROG ARGS...: counter NAME of PROG's run at N nodes, summed
 }
 messages() { counter messages_sent "$1" "$LOG/regions" "${@:2}"; }
 # The cost of a region and of a barrier: one fork and one join, 2(N-1)
-# messages, as tsr_fork/tsr_join; a barrier 2(N-1) as tsr_barrier.
+# messages, as tsr_fork/tsr_join; a barrier 2(N-1) as tsr_barrier. The same
+# with two threads a node (TSR_THREADS=2): they meet on the node, and the
+# node sends one arrival.
 if "$tsrcc" -fopenmp -O0 -o "$LOG/regions" tests/omp/cost/regions.c >"$LOG/cc" 2>&1; then
-    for n in 2 3 4; do
-        base=$(messages $n 0 0) forks=$(messages $n 50 0) barriers=$(messages $n 0 50)
-        want=$((50 * 2 * (n - 1)))
-        if [ "$((forks - base))" = "$want" ] && [ "$((barriers - base))" = "$want" ]; then
-            ok "omp/cost -n $n: 50 regions and 50 barriers each send $want messages, 2(N-1) apiece"
-        else
-            echo "base $base, 50 regions $forks, 50 barriers $barriers; want +$want" >"$LOG/why"
-            bad "omp/cost -n $n: a region or a barrier is not 2(N-1) messages" "$LOG/why"
-        fi
+    for t in 1 2; do
+        for n in 2 3 4; do
+            base=$(TSR_THREADS=$t messages $n 0 0) forks=$(TSR_THREADS=$t messages $n 50 0)
+            barriers=$(TSR_THREADS=$t messages $n 0 50)
+            want=$((50 * 2 * (n - 1)))
+            what="omp/cost -n $n TSR_THREADS=$t"
+            if [ "$((forks - base))" = "$want" ] && [ "$((barriers - base))" = "$want" ]; then
+                ok "$what: 50 regions and 50 barriers each send $want messages, 2(N-1) apiece"
+            else
+                echo "base $base, 50 regions $forks, 50 barriers $barriers; want +$want" >"$LOG/why"
+                bad "$what: a region or a barrier is not 2(N-1) messages" "$LOG/why"
+            fi
+        done
     done
 else
     bad "omp/cost builds" "$LOG/cc"
@@ -72,12 +76,7 @@ fi
 
 # The applications' OpenMP forms (NAME_OMP_SRCS) verify their own results.
 for app in $(make -s --no-print-directory print-OMP_APPS); do
-    srcs=$(make -s --no-print-directory print-${app}_OMP_SRCS)
-    args=$(make -s --no-print-directory print-${app}_TEST_ARGS)
-    if ! "$tsrcc" -fopenmp -O2 -D_GNU_SOURCE -Iapps/common -o "$LOG/$app" $srcs >"$LOG/cc" 2>&1; then
-        bad "apps/$app OpenMP form builds" "$LOG/cc"
-        continue
-    fi
+    build_omp_app "$app" || continue
     for n in 1 2 3 4; do
         expect_ok "apps/${app}_omp -n $n $args" "$app: PASS" "$TSRUN" -n $n "$LOG/$app" $args
     done
