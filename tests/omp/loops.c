@@ -1,6 +1,7 @@
 /* Worksharing: for with static (chunked), dynamic, guided, runtime and
  * auto schedules, collapse, nowait, lastprivate, sections, loops counting
- * down and over 64-bit and unsigned variables, an orphaned for. Each loop
+ * down and over 64-bit and unsigned variables, an orphaned for, a team's
+ * loop after one the master ran in a nested region. Each loop
  * marks the iterations it ran; every one must run exactly once. */
 #include <omp.h>
 #include <stdint.h>
@@ -91,6 +92,19 @@ int main(void)
     report("orphaned for");
     mark_all();
     report("orphaned, sequential");
+    /* A dynamic loop that one thread runs alone in a nested region must not
+     * put it out of step with its team's next dynamic loop. */
+#pragma omp parallel
+    {
+#pragma omp master
+        {
+#pragma omp parallel for schedule(dynamic)
+            for (int i = 0; i < 10; i++)
+                big[i] = i;
+        }
+        mark_all();
+    }
+    report("after a nested loop");
 
     int last = -1, lastd = -1;
 #pragma omp parallel for lastprivate(last)

@@ -122,7 +122,10 @@ static void dispatch_init(const ident_t *loc, int32_t sched, uint64_t trip, int6
     cur.done = 0;
     cur.ordered = ordered;
     cur.had_turn = 0;
-    cur.seq = ++omp_me.loops;
+    /* Only a team's loops take a slot, and only they are counted: a loop
+     * in a nested region one thread runs alone must not shift that
+     * thread's count from its team's. */
+    cur.seq = omp_me.nthreads > 1 ? ++omp_me.loops : 0;
 }
 
 /* This loop's slot, locked: the first thread there sets it up. */
