@@ -2,7 +2,8 @@
 # OpenMP teams larger than the node count (docs/OPENMP.md, "The team"),
 # beyond the constructs of tests/sh/omp_teams.sh: the applications' OpenMP
 # forms verify with several threads a node, and the node's threads are
-# started once (tests/omp/teams/pool.c). What a region and a barrier cost
+# started once (tests/omp/teams/pool.c), and a reduction takes its lock
+# once a node (tests/omp/cost/reduce.c). What a region and a barrier cost
 # with two threads a node is counted in tests/sh/omp_apps.sh.
 . tests/lib.sh
 . tests/lib_omp.sh
@@ -30,4 +31,26 @@ else
     bad "omp/teams/pool builds" "$LOG/cc"
 fi
 
+
+# Reductions combine on the node first: with 4 threads a node at 2 nodes,
+# 20 reductions take their lock 40 times (once a node each) and no thread
+# hands it to another (each thread taking it: 100 acquires, 60 hand-offs).
+if "$tsrcc" -fopenmp -O2 -o "$LOG/reduce" tests/omp/cost/reduce.c >"$LOG/cc" 2>&1; then
+    rm -f "$LOG/stats.json"
+    if TSR_THREADS=4 TSR_STATS_JSON=$LOG/stats.json timeout -k 2 60 "$TSRUN" -n 2 "$LOG/reduce" 20 \
+        >"$LOG/out" 2>&1 && grep -q 'reductions 20, total 9990000' "$LOG/out"; then
+        read -r acquires handoffs < <(python3 bench/stats_sum.py "$LOG/stats.json" \
+            lock_acquires lock_local_handoffs)
+        if [ "$acquires" = 40 ] && [ "$handoffs" = 0 ]; then
+            ok "omp/cost/reduce TSR_THREADS=4 -n 2: 20 reductions, 40 lock acquires, no hand-off"
+        else
+            echo "lock_acquires $acquires (want 40), lock_local_handoffs $handoffs (want 0)" >"$LOG/why"
+            bad "omp/cost/reduce TSR_THREADS=4 -n 2: a node's threads took the lock apart" "$LOG/why"
+        fi
+    else
+        bad "omp/cost/reduce TSR_THREADS=4 -n 2 runs" "$LOG/out"
+    fi
+else
+    bad "omp/cost/reduce builds" "$LOG/cc"
+fi
 finish
