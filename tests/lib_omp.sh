@@ -61,3 +61,14 @@ compare() {
         bad "$what differs from libomp with $team threads ('<' libomp, '>' tessera)" "$LOG/diff"
     fi
 }
+
+# for_each_omp OPT FN [TSRCC-FLAGS...]: builds each program of tests/omp/
+# (build_omp) and calls FN NAME BUILD for each that builds.
+for_each_omp() {
+    local opt=$1 fn=$2 src name
+    shift 2
+    for src in tests/omp/*.c; do
+        name=$(basename "$src" .c)
+        build_omp "$name" "$src" "$opt" "$@" && "$fn" "$name" "$name-$opt"
+    done
+}

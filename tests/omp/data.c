@@ -107,6 +107,15 @@ int main(int argc, char **argv)
     char *dup = strdup("from the C library"); /* libc's malloc: freed by libc */
     printf("%s\n", dup);
     free(dup);
+    /* A block the C library maps alone (its size): the 16 bytes before it
+     * begin its own mapping, so free may read no further back. */
+    char *text = malloc(1 << 20);
+    memset(text, 'x', (1 << 20) - 1);
+    text[(1 << 20) - 1] = 0;
+    char *mapped = strdup(text);
+    printf("a mapped block of %zu bytes\n", strlen(mapped));
+    free(mapped);
+    free(text);
 
     struct point p = {1, 2, "start"};
     int nested = -1;

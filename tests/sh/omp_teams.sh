@@ -3,8 +3,9 @@
 # each program of tests/omp/, built by tsrcc -fopenmp, runs with several
 # threads per node, from TSR_THREADS and from an OMP_NUM_THREADS that is
 # not a multiple of the node count, and must print what libomp prints with
-# the same team on one machine (the applications, the pool and the costs
-# with several threads a node are tests/sh/omp_teams_apps.sh). Under a
+# the same team on one machine (other protocols, transports and team
+# shapes are tests/sh/omp_teams_variants.sh; the applications, the pool and
+# the costs with several threads a node tests/sh/omp_teams_apps.sh). Under a
 # ThreadSanitizer build (make check-tsan T=sh/omp_teams) the Tessera
 # programs run at 2 nodes only: the node's threads share the OpenMP
 # runtime's state, which GCC instrumented
@@ -25,21 +26,13 @@ tsan)
 asan) skip_all "the OpenMP programs are not built under AddressSanitizer (clang's runtime against GCC's objects)" ;;
 esac
 
-udp='TSR_TRANSPORT=udp TSR_FAULTS=loss=0.02,dup=0.02,reorder=0.4,delay=200us,seed=46'
-for src in tests/omp/*.c; do
-    name=$(basename "$src" .c)
-    build_omp "$name" "$src" $opt "${san[@]}" || continue
-    # TSR_THREADS=2 at 1, 2 and 4 nodes; 3 threads at 2 nodes (2 + 1).
-    compare "$name" "$name-$opt" 2 4 TSR_THREADS=2
-    compare "$name" "$name-$opt" 2 3 OMP_NUM_THREADS=3
-    [ -n "$tsan" ] && continue
-    compare "$name" "$name-O2" 1 2 TSR_THREADS=2
-    compare "$name" "$name-O2" 4 8 TSR_THREADS=2
-    # 6 threads at 4 nodes (2, 2, 1, 1); the lazy protocol; UDP with faults;
-    # replicated sequential code.
-    compare "$name" "$name-O2" 4 6 OMP_NUM_THREADS=6
-    compare "$name" "$name-O2" 2 4 TSR_THREADS=2 TSR_PROTO=lrc
-    compare "$name" "$name-O2" 3 6 TSR_THREADS=2 $udp
-    compare "$name" "$name-O2" 2 4 TSR_THREADS=2 TSR_OMP_SEQUENTIAL=replicate
-done
+# TSR_THREADS=2 at 1, 2 and 4 nodes; 3 threads at 2 nodes (2 + 1).
+teams() {
+    compare "$1" "$2" 2 4 TSR_THREADS=2
+    compare "$1" "$2" 2 3 OMP_NUM_THREADS=3
+    [ -n "$tsan" ] && return
+    compare "$1" "$2" 1 2 TSR_THREADS=2
+    compare "$1" "$2" 4 8 TSR_THREADS=2
+}
+for_each_omp $opt teams "${san[@]}"
 finish

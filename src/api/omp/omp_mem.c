@@ -9,6 +9,7 @@
  * same bytes on every node.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,19 +17,25 @@
 
 /* ---- the allocator ----------------------------------------------------- */
 
-/* Before each block: which allocator it came from, the node that took it
- * and its size, so that free and realloc need no lookup. A block without
- * the magic word was allocated inside the C library (strdup, getline...). */
+/* Before each block: its size and what the allocator returned (aligned
+ * blocks differ), then which allocator it came from with the node that took
+ * it, and the block's address mixed with a key, so that free and realloc
+ * need no lookup. A block without them was allocated inside the C library
+ * (strdup, getline...): the last 16 bytes, which free reads first, lie in
+ * such a block's own chunk header (glibc's, or a sanitizer's), mapped
+ * whatever came before it. */
 #define MAGIC 0x4f4d5053u /* "OMPS" */
+#define ADDRESS_KEY 0x9e3779b97f4a7c15u
 enum { FROM_LIBC = -1, FROM_REPLICATED = -2 };
 typedef struct header {
-    uint32_t magic;
+    uint64_t size;
+    void *base;
+    uint32_t magic; /* the last 16 bytes: checked before the rest is read */
     int32_t node;   /* the node that took it, or FROM_LIBC (before tsr_init),
                      * FROM_REPLICATED (tsr_alloc in a replicated section) */
-    uint64_t size;
-    void *base;     /* what the allocator returned (aligned blocks differ) */
-    uint64_t pad;
+    uint64_t check; /* the block's address ^ ADDRESS_KEY */
 } header;
+_Static_assert(sizeof(header) - offsetof(header, magic) == 16, "free reads 16 bytes first");
 
 static int started;
 
@@ -53,17 +60,16 @@ static void *take(size_t size, size_t align)
         return NULL;
     uintptr_t p = ((uintptr_t)base + sizeof(header) + align - 1) & ~(uintptr_t)(align - 1);
     header *h = (header *)p - 1;
-    *h = (header){MAGIC, from, size, base, 0};
+    *h = (header){size, base, MAGIC, from, p ^ ADDRESS_KEY};
     return (void *)p;
 }
 
-/* For a block of the C library's, the bytes before it are the end of the
- * chunk before, perhaps freed: the sanitizers would report reading them,
- * though only the magic word is compared (never ours there). */
+/* The sanitizers would report reading a C library block's chunk header;
+ * only the magic word and the check are compared. */
 __attribute__((no_sanitize("thread", "address"))) static header *header_of(void *p)
 {
     header *h = (header *)p - 1;
-    return h->magic == MAGIC ? h : NULL;
+    return h->magic == MAGIC && h->check == ((uintptr_t)p ^ ADDRESS_KEY) ? h : NULL;
 }
 
 OMP_API void *tsr_omp_malloc(size_t size) { return take(size, 16); }
