@@ -35,10 +35,10 @@
  * sees the page sticky, or the release sees the mark. Replicated and
  * multicast sections ask by message, as TSR_FETCH=direct on one host.
  *
- * A release writes its diffs for one home in one batch, in two groups:
+ * A release writes its diffs for one home in one batch, in three groups:
  *
  *   put mark[p] = 1, put each run of p's diff;  fence;
- *   get meta[p] (state), increment meta[p].version (old value u)
+ *   get meta[p] (state);  fence;  increment meta[p].version (old value u)
  *
  * The home's version goes to u + 1 only once the runs are in place, so a
  * reader that reads a version at least u + 1 (before the bytes, as every
@@ -48,13 +48,15 @@
  * two versions: neither loses the other's runs, as by message. The
  * increment is atomic with the home's own (UCX_ATOMIC_MODE=cpu, ucx_rma.c).
  * The writer keeps its copy, at u + 1, only if its copy was at u and the
- * state was one a release versions; then no release took the mark, put
- * before the increment, between the copy and u + 1 (taking it would have
- * versioned the page), so the home's next release versions the page, as
- * on_diff's hlrc_note_copied makes it, and a page that turns sticky has
- * announced a version newer than u + 1 first. A sticky page takes the
- * runs too, but the copy is not kept: its notice covers it, as a copy by
- * message whose home went further than one version.
+ * state was one a release versions. Then no release versioned the page
+ * between the mark's put and the increment, so none took the mark (a
+ * release that takes one versions the page) and none made the page
+ * sticky (only a release does, after taking the mark): the page was not
+ * sticky at the increment, and the next release that looks at it, as
+ * any release after a write of the home's does, takes the mark and
+ * versions it, as on_diff's hlrc_note_copied makes it. A sticky page
+ * takes the runs too, but the copy is not kept: its notice covers it, as
+ * a copy by message whose home went further than one version.
  */
 #include <stdatomic.h>
 #include <stddef.h>
@@ -176,7 +178,7 @@ static long count_runs(const outbox *box)
     return runs;
 }
 
-/* Fills ops with box's batch (the file's comment): both groups, the
+/* Fills ops with box's batch (the file's comment): its three groups, the
  * pages' entries into meta and old versions into old; returns its length. */
 static int plan_puts(const outbox *box, rma_op *ops, page_meta *meta, uint32_t *old,
                      uint32_t *pages)
@@ -196,11 +198,13 @@ static int plan_puts(const outbox *box, rma_op *ops, page_meta *meta, uint32_t *
                                 n, RMA_PAGES, RMA_PUT, 0};
         }
     }
-    for (uint32_t i = 0; i < box->count; i++) {
-        uint64_t at = (uint64_t)pages[i] * sizeof(page_meta);
-        ops[k++] = (rma_op){&meta[i], at, sizeof(page_meta), RMA_META, RMA_GET, i == 0};
-        ops[k++] = (rma_op){&old[i], at + offsetof(page_meta, version), 4, RMA_META, RMA_INC32, 0};
-    }
+    for (uint32_t i = 0; i < box->count; i++)
+        ops[k++] = (rma_op){&meta[i], (uint64_t)pages[i] * sizeof(page_meta), sizeof(page_meta),
+                            RMA_META, RMA_GET, i == 0};
+    for (uint32_t i = 0; i < box->count; i++)
+        ops[k++] = (rma_op){&old[i], (uint64_t)pages[i] * sizeof(page_meta) +
+                                         offsetof(page_meta, version),
+                            4, RMA_META, RMA_INC32, i == 0};
     return k;
 }
 
