@@ -41,10 +41,14 @@ const char *const where_wait_name[WAIT_KINDS] = {"", "jia_recv", "jia_wait",
  * the previous round's answers in this wait, `cycle` the deadlock finder's. */
 static struct {
     waiter w;
-    _Atomic uint64_t gen;
+    /* `open`: the round whose answers `rec` takes, 0 once its wait ended;
+     * both, and `rec` while a round is open, change under `mu`, since the
+     * comm thread writes answers while the asking thread begins a round. */
+    pthread_mutex_t mu;
+    uint64_t gen, open;
     where_rec *rec, *prev;
     int *cycle;
-} ask;
+} ask = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 #define ANSWER_WAIT_S 1.0 /* a node whose comm thread is stuck does not answer */
 #define DETAILED 4        /* nodes described in full in one report */
@@ -116,18 +120,20 @@ static void on_where_ask(int src, const tsr_msg_hdr *h, void *payload)
  * unasked one changes nothing. */
 static void on_where(int src, const tsr_msg_hdr *h, void *payload)
 {
-    uint64_t gen = atomic_load(&ask.gen);
-    if (h->arg[0] && h->arg[0] < gen)
-        return; /* an answer that came after its round gave up waiting */
     const where_rec *r = payload;
-    if (h->arg[0] != gen || h->len != sizeof(where_rec) || ask.rec[src].answered ||
-        !r->answered || r->wait < 0 || r->wait >= WAIT_KINDS || r->from < -1 ||
-        r->from >= cfg.nodes || r->thread < 0) {
-        am_reject(src, h, "not one answer to the question asked");
-        return;
+    pthread_mutex_lock(&ask.mu);
+    uint64_t gen = ask.gen, open = ask.open;
+    int fits = open && h->arg[0] == open && h->len == sizeof(where_rec) &&
+               !ask.rec[src].answered && r->answered && r->wait >= 0 && r->wait < WAIT_KINDS &&
+               r->from >= -1 && r->from < cfg.nodes && r->thread >= 0;
+    if (fits) {
+        memcpy(&ask.rec[src], payload, sizeof(where_rec));
+        waiter_done(&ask.w); /* this round's: the next begins under mu */
     }
-    memcpy(&ask.rec[src], payload, sizeof(where_rec));
-    waiter_done(&ask.w);
+    pthread_mutex_unlock(&ask.mu);
+    /* An answer to a round that gave up waiting is late, not forged. */
+    if (!fits && (!h->arg[0] || h->arg[0] > gen || h->arg[0] == open))
+        am_reject(src, h, "not one answer to the question asked");
 }
 
 void stall_init(void)
@@ -145,13 +151,18 @@ void stall_init(void)
 /* Asks every other node where it is; fills ask.rec (answered = 0: silent). */
 static void ask_everyone(int lock)
 {
-    uint64_t gen = atomic_fetch_add(&ask.gen, 1) + 1;
+    pthread_mutex_lock(&ask.mu);
+    uint64_t gen = ask.open = ++ask.gen;
     memset(ask.rec, 0, (size_t)cfg.nodes * sizeof *ask.rec);
     waiter_init(&ask.w, (uint32_t)cfg.nodes - 1);
+    pthread_mutex_unlock(&ask.mu);
     for (int j = 0; j < cfg.nodes; j++)
         if (j != cfg.node)
             am_send(j, MSG_WHERE_ASK, gen, (uint64_t)(int64_t)lock, 0, NULL, 0);
     waiter_wait_until(&ask.w, now_s() + ANSWER_WAIT_S);
+    pthread_mutex_lock(&ask.mu);
+    ask.open = 0;
+    pthread_mutex_unlock(&ask.mu);
 }
 
 /* " node 2 (last entered call #5 tsr_alloc(4096), returned from it)" */
