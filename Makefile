@@ -355,11 +355,14 @@ prove: deps
 #    Nor is UCX built in (UCX=no, san_matrix.sh --no-ucx): linking it brings
 #    UCX's memory hooks (libucm's madvise), which a new thread calls as it
 #    starts, before TSan has set the thread up, and crashes.
+#    TSan slows the runtime 5-15 times, and check-tsan runs two jobs at
+#    once on two cores: a comm thread was once silent for the default 5 s
+#    (mp/lrc_gc absent, in CI), so heartbeats there allow 20 s.
 SAN_BUILDS := build-asan build-tsan
 ASAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 ASAN_ENV   := ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1 UBSAN_OPTIONS=print_stacktrace=1 TSR_BASE=0x200000000000 TSR_TEST_MATRIX=build-asan/matrix
 TSAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=thread
-TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1 TSR_BASE=0x1000000000 TSR_TEST_MATRIX=build-tsan/matrix
+TSAN_ENV   := TSAN_OPTIONS=halt_on_error=1 TSR_BASE=0x1000000000 TSR_TEST_MATRIX=build-tsan/matrix TSR_HEARTBEAT=20
 
 # $(call sanitizer_check,BUILD-DIR,FLAGS,RUN-ENVIRONMENT[,MAKE-VARIABLES])
 define sanitizer_check
