@@ -80,6 +80,7 @@ static _Atomic int poll_open; /* the links are there to poll */
  * alone); what the last tick saw of that count, and when it last changed. */
 typedef struct peer_life {
     _Atomic int bye;
+    _Atomic int bye_sent, bye_counted; /* once each, however it is reached */
     uint64_t arrivals, seen;
     double heard;
 } peer_life;
@@ -259,19 +260,24 @@ int core_peer_left(int peer) { return atomic_load(&life[peer].bye); }
  * so that it names that node rather than this one, whose link it will see
  * close next: every stopping node relays the cause, whichever way it
  * learned it. Best effort: the process is ending. */
+static int linked(int peer) { return !backend->linked || backend->linked(peer); }
+
 static void relay(int failed, const char *cause)
 {
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != failed && j != cfg.node && !atomic_load(&life[j].bye))
+        if (j != failed && j != cfg.node && !atomic_load(&life[j].bye) && linked(j))
             am_send(j, MSG_ABORT, (uint64_t)failed, 0, 0, cause, strlen(cause));
 }
 
 /* Stops this node because `failed` failed, as `reporter` (or -1) said. */
+static void stop_because(int failed, const char *cause, int reporter) __attribute__((noreturn));
 static void stop_because(int failed, const char *cause, int reporter)
 {
     relay(failed, cause);
     boot_stop(failed, cause, reporter);
 }
+
+void core_peer_unreachable(int peer, const char *cause) { stop_because(peer, cause, -1); }
 
 void core_link_closed(int peer)
 {
@@ -290,10 +296,34 @@ static void on_abort(int src, const tsr_msg_hdr *h, void *payload)
     stop_because((int)(int64_t)h->arg[0], cause, src);
 }
 
+/* A peer's MSG_BYE ends this node's wait for it, as does having no link
+ * to it when the wait begins (on demand): whichever comes first. */
+static void bye_counted(int peer)
+{
+    if (!atomic_exchange(&life[peer].bye_counted, 1))
+        waiter_done(&bye_wait);
+}
+
 static void on_bye(int src, const tsr_msg_hdr *h, void *payload)
 {
     atomic_store(&life[src].bye, 1);
-    waiter_done(&bye_wait);
+    bye_counted(src);
+}
+
+static void say_bye(int peer)
+{
+    if (!atomic_exchange(&life[peer].bye_sent, 1))
+        am_send(peer, MSG_BYE, 0, 0, 0, NULL, 0);
+}
+
+/* A link that opens while this node leaves (its peer had a message for
+ * it) gets the MSG_BYE the others got: `leaving` is stored before the
+ * links are looked at, and a link marked open before `leaving` is read
+ * here, so one of the two sees the other. */
+void core_link_opened(int peer)
+{
+    if (atomic_load(&leaving))
+        say_bye(peer);
 }
 
 /* Its arrival was counted where the transport read it (core_heard), and
@@ -317,7 +347,11 @@ static int ring_peer(int k) { return (int)(((int64_t)cfg.node + k + cfg.nodes) %
 static _Atomic int started;
 static int started_seen;
 
-void transport_started(void) { atomic_store(&started, 1); }
+void transport_started(void)
+{
+    atomic_store(&started, 1);
+    boot_started();
+}
 
 static double silence_allowed(const peer_life *p)
 {
@@ -528,15 +562,6 @@ static void *comm_main(void *arg)
     return NULL;
 }
 
-/* Whether some host runs two nodes of the job (boot.host). */
-static int hosts_shared(void)
-{
-    for (int j = 0; j < cfg.nodes; j++)
-        if (boot.host[j] != j)
-            return 1;
-    return 0;
-}
-
 static const tsr_backend *choose(void)
 {
     switch (cfg.transport) {
@@ -554,7 +579,7 @@ static const tsr_backend *choose(void)
     case TRANSPORT_AUTO:
         /* The rings between the nodes of each host, TCP between hosts
          * (shm_hosts.h): TCP alone when no host has two nodes. */
-        return cfg.shm_fd >= 0 || cfg.nodes == 1 || hosts_shared() ? &shm_backend
+        return cfg.shm_fd >= 0 || cfg.nodes == 1 || boot_hosts_shared() ? &shm_backend
                                                                    : &tcp_backend;
     default:
         return &tcp_backend;
@@ -592,8 +617,10 @@ void transport_shutdown(void)
 {
     atomic_store(&leaving, 1);
     for (int i = 0; i < cfg.nodes; i++)
-        if (i != cfg.node)
-            am_send(i, MSG_BYE, 0, 0, 0, NULL, 0);
+        if (i != cfg.node && linked(i))
+            say_bye(i);
+        else if (i != cfg.node)
+            bye_counted(i);
     waiter_wait(&bye_wait);
     atomic_store(&poll_open, 0);
     atomic_store(&comm_stop, 1);

@@ -3,6 +3,13 @@
  * built by the bootstrap (boot/boot.c), each a message link (tcp_link.h),
  * read by the comm thread.
  *
+ * Under TSR_CONNECT=demand the bootstrap builds no mesh: a link is opened
+ * by the comm thread when a first message waits for it (tcp_dial.h), or
+ * taken from the peer's connection (tcp_peer_hello). When both sides
+ * connect at once, the lower-numbered node's connection is kept; no
+ * message has been written on either before its acknowledgement, so none
+ * is lost or doubled, and those queued meanwhile go out in order.
+ *
  * A comm thread that may sleep watches the sockets for reading through an
  * epoll set, itself one entry of its poll set beside the core's
  * descriptors, so that a thread waiting for a reply can take a socket out
@@ -24,12 +31,21 @@
 #include "boot/boot.h"
 #include "transport/backend.h"
 #include "transport/core.h"
+#include "stats/stats.h"
+#include "transport/tcp_dial.h"
 #include "transport/tcp_link.h"
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/log.h"
 
+STATS_COUNTER(peer_connections, "TCP connections to peers this node opened or accepted "
+                                "(TSR_CONNECT=demand: those it talked to)");
+
 static tcp_link *peers;
+/* On demand (NULL otherwise): each peer's dial, and whether a message
+ * was ever posted to it (tcp_linked). */
+static tcp_dial *dials;
+static _Atomic int *wanted;
 static int wake_fd = -1, watch_fd = -1; /* watch_fd: the epoll set of sockets to read */
 /* The poll set: the wake-up eventfd, the core's descriptors, the epoll
  * set, then one per peer for writing what waits. */
@@ -56,8 +72,81 @@ static void tcp_wake(void)
 
 static void tcp_post(int dest, am_msg *m)
 {
+    if (wanted && !atomic_load_explicit(&wanted[dest], memory_order_relaxed))
+        atomic_store(&wanted[dest], 1);
     if (tcp_link_post(&peers[dest], m))
         tcp_wake();
+}
+
+static int tcp_linked(int peer)
+{
+    return !wanted || atomic_load(&peers[peer].used) || atomic_load(&wanted[peer]);
+}
+
+/* The link to peer has its socket: it is watched (unless a waiter polls
+ * it since it opened) and what waited for it is written. */
+static void open_link(int peer, int fd)
+{
+    tcp_link *l = &peers[peer];
+    tcp_link_open(l, fd);
+    COUNTER_ADD(peer_connections, 1);
+    if (!atomic_load(&l->polled))
+        watch(peer, 1);
+    tcp_link_flush(l);
+    core_link_opened(peer);
+}
+
+/* boot.peer_hello: a peer connects, its hello checked by boot. If this
+ * node dials it too, the lower-numbered node's connection is the one
+ * kept: the lower closes the higher's unanswered (the higher's dial then
+ * fails and waits, and takes the lower's when it comes), the higher
+ * drops its own. */
+static const char *tcp_peer_hello(int peer, int fd)
+{
+    if (atomic_load(&peers[peer].used))
+        return "that node is already connected";
+    if (dials[peer].active && cfg.node < peer) {
+        close(fd);
+        return NULL;
+    }
+    tcp_dial_drop(&dials[peer]);
+    if (boot_mesh_ack(fd))
+        return "closed before the acknowledgement";
+    open_link(peer, fd);
+    return NULL;
+}
+
+/* Starts the dials that messages wait for, and returns the progress
+ * wait shortened to the dials' next step. */
+static int dial_timeout(int timeout_ms)
+{
+    for (int i = 0; i < cfg.nodes; i++) {
+        tcp_link *l = &peers[i];
+        if (!dials[i].active && !atomic_load(&l->used) && tcp_link_queued(l))
+            tcp_dial_start(&dials[i], i);
+        int ms = dials[i].active ? tcp_dial_timeout_ms(&dials[i]) : -1;
+        if (ms >= 0 && (timeout_ms < 0 || ms < timeout_ms))
+            timeout_ms = ms;
+    }
+    return timeout_ms;
+}
+
+/* After the poll: each dial takes its step; its poll entry's events were
+ * the dial's, not the link's. Returns 1 if a link opened. */
+static int step_dials(void)
+{
+    int opened = 0;
+    for (int i = 0; i < cfg.nodes; i++) {
+        if (!dials[i].active)
+            continue;
+        int fd = tcp_dial_step(&dials[i], i, pfd[SLOT_PEERS + i].revents);
+        pfd[SLOT_PEERS + i].revents = 0;
+        if (fd >= 0) {
+            open_link(i, fd);
+            opened = 1;
+        }
+    }
+    return opened;
 }
 
 static int tcp_idle(void)
@@ -92,7 +181,13 @@ static void serve_watched(void)
 static int tcp_progress(int timeout_ms)
 {
     int look = timeout_ms == 0;
+    if (dials)
+        timeout_ms = dial_timeout(timeout_ms);
     for (int i = 0; i < cfg.nodes; i++) {
+        if (dials && dials[i].active) {
+            pfd[SLOT_PEERS + i] = tcp_dial_pollfd(&dials[i]);
+            continue;
+        }
         int in = look && !atomic_load_explicit(&peers[i].polled, memory_order_relaxed);
         int out = tcp_link_queued(&peers[i]);
         pfd[SLOT_PEERS + i] = (struct pollfd){in || out ? peers[i].fd : -1,
@@ -101,8 +196,9 @@ static int tcp_progress(int timeout_ms)
     pfd[SLOT_WATCH].fd = look ? -1 : watch_fd;
     int ready = core_poll(pfd, (nfds_t)(SLOT_PEERS + cfg.nodes), pfd + SLOT_CORE,
                           pfd + SLOT_WAKE, (int64_t)timeout_ms * 1000000);
+    int opened = dials && step_dials();
     if (ready == 0)
-        return core_drain_self();
+        return core_drain_self() | opened;
     core_drain_self();
     for (int i = 0; i < cfg.nodes; i++)
         if (pfd[SLOT_PEERS + i].revents)
@@ -158,6 +254,17 @@ static void tcp_receive(void)
             tcp_link_read(&peers[i]); /* an end of file stays for the comm thread */
 }
 
+static void start_on_demand(void)
+{
+    dials = calloc((size_t)cfg.nodes, sizeof *dials);
+    wanted = calloc((size_t)cfg.nodes, sizeof *wanted);
+    if (!dials || !wanted)
+        log_die("cannot set up the TCP transport: out of memory");
+    for (int i = 0; i < cfg.nodes; i++)
+        dials[i].fd = -1;
+    boot.peer_hello = tcp_peer_hello;
+}
+
 static void tcp_start(void)
 {
     peers = calloc((size_t)cfg.nodes, sizeof *peers);
@@ -170,17 +277,30 @@ static void tcp_start(void)
         log_die("cannot set up the TCP transport: %m");
     pfd[SLOT_WAKE] = (struct pollfd){wake_fd, POLLIN, 0};
     pfd[SLOT_WATCH] = (struct pollfd){watch_fd, POLLIN, 0};
+    stats_register(&peer_connections);
     for (int i = 0; i < cfg.nodes; i++) {
         tcp_link_init(&peers[i], i, boot.peer_fd[i]);
-        if (peers[i].fd >= 0)
+        if (peers[i].fd >= 0) {
             watch(i, 1);
+            COUNTER_ADD(peer_connections, 1);
+        }
     }
+    if (boot.on_demand)
+        start_on_demand();
 }
 
 static void tcp_stop(void)
 {
-    for (int i = 0; i < cfg.nodes; i++)
+    boot.peer_hello = NULL;
+    for (int i = 0; i < cfg.nodes; i++) {
         tcp_link_free(&peers[i]);
+        if (dials)
+            tcp_dial_drop(&dials[i]);
+    }
+    free(dials);
+    free((void *)wanted);
+    dials = NULL;
+    wanted = NULL;
     free(peers);
     free(pfd);
     free(poll_pfd);
@@ -201,4 +321,5 @@ const tsr_backend tcp_backend = {.name = "tcp",
                                  .receive = tcp_receive,
                                  .wake = tcp_wake,
                                  .idle = tcp_idle,
-                                 .stop = tcp_stop};
+                                 .stop = tcp_stop,
+                                 .linked = tcp_linked};
