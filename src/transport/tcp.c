@@ -48,7 +48,8 @@ static tcp_dial *dials;
 static _Atomic int *wanted;
 static int wake_fd = -1, watch_fd = -1; /* watch_fd: the epoll set of sockets to read */
 /* The poll set: the wake-up eventfd, the core's descriptors, the epoll
- * set, then one per peer for writing what waits. */
+ * set, then one per peer for writing what waits, then (on demand) one per
+ * peer for its dial, which may outlive the link's opening (an orphan). */
 static struct pollfd *pfd;
 static struct pollfd *poll_pfd; /* am_poll's, under the serve lock */
 static struct epoll_event *ready;
@@ -99,17 +100,15 @@ static void open_link(int peer, int fd)
 /* boot.peer_hello: a peer connects, its hello checked by boot. If this
  * node dials it too, the lower-numbered node's connection is the one
  * kept: the lower closes the higher's unanswered (the higher's dial then
- * fails and waits, and takes the lower's when it comes), the higher
- * drops its own. */
+ * fails and waits, and takes the lower's when it comes), the higher ends
+ * its own after its hello (tcp_dial_orphan). */
 static const char *tcp_peer_hello(int peer, int fd)
 {
-    if (atomic_load(&peers[peer].used))
-        return "that node is already connected";
-    if (dials[peer].active && cfg.node < peer) {
-        close(fd);
+    if (atomic_load(&peers[peer].used) || (dials[peer].active && cfg.node < peer)) {
+        close(fd); /* the other of two crossing connections: no stranger's */
         return NULL;
     }
-    tcp_dial_drop(&dials[peer]);
+    tcp_dial_orphan(&dials[peer]);
     if (boot_mesh_ack(fd))
         return "closed before the acknowledgement";
     open_link(peer, fd);
@@ -131,16 +130,14 @@ static int dial_timeout(int timeout_ms)
     return timeout_ms;
 }
 
-/* After the poll: each dial takes its step; its poll entry's events were
- * the dial's, not the link's. Returns 1 if a link opened. */
+/* After the poll: each dial takes its step. Returns 1 if a link opened. */
 static int step_dials(void)
 {
     int opened = 0;
     for (int i = 0; i < cfg.nodes; i++) {
         if (!dials[i].active)
             continue;
-        int fd = tcp_dial_step(&dials[i], i, pfd[SLOT_PEERS + i].revents);
-        pfd[SLOT_PEERS + i].revents = 0;
+        int fd = tcp_dial_step(&dials[i], i, pfd[SLOT_PEERS + cfg.nodes + i].revents);
         if (fd >= 0) {
             open_link(i, fd);
             opened = 1;
@@ -184,17 +181,16 @@ static int tcp_progress(int timeout_ms)
     if (dials)
         timeout_ms = dial_timeout(timeout_ms);
     for (int i = 0; i < cfg.nodes; i++) {
-        if (dials && dials[i].active) {
-            pfd[SLOT_PEERS + i] = tcp_dial_pollfd(&dials[i]);
-            continue;
-        }
+        if (dials)
+            pfd[SLOT_PEERS + cfg.nodes + i] =
+                dials[i].active ? tcp_dial_pollfd(&dials[i]) : (struct pollfd){-1, 0, 0};
         int in = look && !atomic_load_explicit(&peers[i].polled, memory_order_relaxed);
         int out = tcp_link_queued(&peers[i]);
         pfd[SLOT_PEERS + i] = (struct pollfd){in || out ? peers[i].fd : -1,
                                               (short)((in ? POLLIN : 0) | (out ? POLLOUT : 0)), 0};
     }
     pfd[SLOT_WATCH].fd = look ? -1 : watch_fd;
-    int ready = core_poll(pfd, (nfds_t)(SLOT_PEERS + cfg.nodes), pfd + SLOT_CORE,
+    int ready = core_poll(pfd, (nfds_t)(SLOT_PEERS + (dials ? 2 : 1) * cfg.nodes), pfd + SLOT_CORE,
                           pfd + SLOT_WAKE, (int64_t)timeout_ms * 1000000);
     int opened = dials && step_dials();
     if (ready == 0)
@@ -268,7 +264,7 @@ static void start_on_demand(void)
 static void tcp_start(void)
 {
     peers = calloc((size_t)cfg.nodes, sizeof *peers);
-    pfd = calloc((size_t)(SLOT_PEERS + cfg.nodes), sizeof *pfd);
+    pfd = calloc((size_t)(SLOT_PEERS + 2 * cfg.nodes), sizeof *pfd);
     poll_pfd = calloc((size_t)cfg.nodes, sizeof *poll_pfd);
     ready = calloc((size_t)cfg.nodes, sizeof *ready);
     wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

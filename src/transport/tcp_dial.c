@@ -98,6 +98,13 @@ static int read_ack(tcp_dial *d, int peer)
 
 int tcp_dial_step(tcp_dial *d, int peer, short revents)
 {
+    if (d->orphan) {
+        if (revents && !d->hello_sent)
+            send_hello(d);
+        if (d->fd < 0 || d->hello_sent || now_s() > d->deadline)
+            tcp_dial_drop(d);
+        return -1;
+    }
     if (d->fd < 0 && now_s() >= d->retry_at)
         attempt(d, peer);
     else if (d->fd >= 0 && revents && !d->hello_sent)
@@ -115,6 +122,14 @@ int tcp_dial_step(tcp_dial *d, int peer, short revents)
         core_peer_unreachable(peer, cause);
     }
     return -1;
+}
+
+void tcp_dial_orphan(tcp_dial *d)
+{
+    if (d->fd < 0 || d->hello_sent)
+        tcp_dial_drop(d);
+    else
+        d->orphan = 1;
 }
 
 void tcp_dial_drop(tcp_dial *d)

@@ -23,6 +23,7 @@ typedef struct tcp_dial {
     int active;      /* a connection is wanted and not yet there */
     int fd;          /* this attempt's socket; -1 while pausing between two */
     int hello_sent;  /* connected, the hello written: the answer is awaited */
+    int orphan;      /* the peer's connection was taken: this one ends at its hello */
     int err;         /* why the last attempt failed (errno), for the message */
     double deadline; /* TSR_CONNECT_TIMEOUT after the first attempt */
     double retry_at; /* fd < 0: when the next attempt starts */
@@ -43,7 +44,12 @@ int tcp_dial_timeout_ms(const tcp_dial *d);
  * (the dial is then over), or -1. At the deadline the node stops, naming
  * the peer. */
 int tcp_dial_step(tcp_dial *d, int peer, short revents);
-/* Abandons the dial: the peer's own connection was taken instead. */
+/* Ends the dial now (its socket closed, if any). */
 void tcp_dial_drop(tcp_dial *d);
+/* The peer's own connection was taken instead: a socket already connected
+ * or connecting says its hello before it closes, so that the peer's gate,
+ * which closes it then (tcp.c), sees a node of the job and not a stranger
+ * that left without a word; one between attempts ends now. */
+void tcp_dial_orphan(tcp_dial *d);
 
 #endif

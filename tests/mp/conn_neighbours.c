@@ -1,0 +1,72 @@
+/* Connections on demand (tests/sh/connections.sh): a stencil whose nodes
+ * share pages with their two ring neighbours only, and barriers, must
+ * leave each node linked to the peers it talked to and no others: under
+ * TSR_CONNECT=demand a node's TCP connections (peer_connections) are at
+ * most those to its ring neighbours and heartbeat watchers (i-2..i+2), its
+ * barrier tree's parent and children (sync/tree.h), and node 0, which
+ * every node asks at start-up (its clock, MSG_CLOCK_ASK, and its layout,
+ * MSG_LAYOUT), so that node 0 itself still talks to all N - 1; under the
+ * mesh of TSR_CONNECT=start every node has N - 1. Every node's values are checked too, so the links carry the
+ * job's pages byte for byte. Prints each node's count and its bound. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counter.h"
+#include "sync/tree.h"
+#include "tessera.h"
+
+#define ROUNDS 20
+#define WORDS 512 /* one 4 KiB page of longs per node */
+
+/* Marks the peers this node may talk to; returns how many there are. */
+static int allowed_peers(int me, int n)
+{
+    char *may = calloc((size_t)n, 1);
+    int parent, hi, child[TREE_DEGREE], child_hi[TREE_DEGREE], count = 0;
+    for (int k = -2; k <= 2; k++)
+        may[((me + k) % n + n) % n] = 1;
+    tree_place(me, n, &parent, &hi);
+    may[parent] = may[0] = 1;
+    for (int c = tree_children(me, hi, child, child_hi); c > 0; c--)
+        may[child[c - 1]] = 1;
+    may[me] = 0;
+    for (int j = 0; j < n; j++)
+        count += may[j];
+    free(may);
+    return count;
+}
+
+/* The value node `owner` wrote at word w in round r. */
+static long value(int owner, int r, int w) { return (long)owner * 1000003L + r * 1009L + w; }
+
+int main(int argc, char **argv)
+{
+    tsr_init(&argc, &argv);
+    int n = tsr_nodes(), me = tsr_node(), bad = 0;
+    tsr_attr attr = TSR_ATTR_DEFAULT;
+    attr.home = TSR_HOME_CYCLIC;
+    attr.block_pages = 1;
+    long *grid = tsr_alloc_attr((size_t)n * WORDS * sizeof *grid, &attr);
+    int left = (me + n - 1) % n, right = (me + 1) % n;
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int w = 0; w < WORDS; w++)
+            grid[me * WORDS + w] = value(me, r, w);
+        tsr_barrier();
+        for (int w = 0; w < WORDS; w++)
+            bad += (grid[left * WORDS + w] != value(left, r, w)) +
+                   (grid[right * WORDS + w] != value(right, r, w));
+        tsr_barrier();
+    }
+    const char *mode = getenv("TSR_CONNECT");
+    int demand = mode && !strcmp(mode, "demand");
+    uint64_t links = counter("peer_connections");
+    uint64_t bound = demand && me ? (uint64_t)allowed_peers(me, n) : (uint64_t)n - 1;
+    int pass = !bad && (demand && me ? links <= bound : links == bound);
+    printf("node %d: %llu connections, %s %llu, %d wrong values: %s\n", me,
+           (unsigned long long)links, demand ? "at most" : "mesh", (unsigned long long)bound, bad,
+           pass ? "PASS" : "FAIL");
+    tsr_barrier();
+    tsr_finalize();
+    return !pass;
+}
