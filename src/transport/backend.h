@@ -97,6 +97,8 @@ typedef struct tsr_backend {
      * the peers the MSG_BYE handshake and a failure's relay go to, so
      * that they open no link of their own. Any thread. */
     int (*linked)(int peer);
+    /* With linked: 1 while a link this node wanted has not yet opened. */
+    int (*connecting)(void);
 } tsr_backend;
 
 extern const tsr_backend tcp_backend;

@@ -39,6 +39,7 @@
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/cpu.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "util/thread.h"
 
@@ -277,7 +278,13 @@ static void stop_because(int failed, const char *cause, int reporter)
     boot_stop(failed, cause, reporter);
 }
 
-void core_peer_unreachable(int peer, const char *cause) { stop_because(peer, cause, -1); }
+/* A peer that never answers may be stopped, not gone: tsrun is told to
+ * end it (BOOT_HUNG), as one whose heartbeats stopped. */
+void core_peer_unreachable(int peer, const char *cause)
+{
+    relay(peer, cause);
+    boot_stop_hung(peer, cause);
+}
 
 void core_link_closed(int peer)
 {
@@ -347,10 +354,39 @@ static int ring_peer(int k) { return (int)(((int64_t)cfg.node + k + cfg.nodes) %
 static _Atomic int started;
 static int started_seen;
 
+/* On demand, waits until the links this node wanted are open. The comm
+ * thread opens them meanwhile, or stops the node at TSR_CONNECT_TIMEOUT. */
+static void await_links(void)
+{
+    while (backend->connecting())
+        io_sleep(0.001);
+}
+
+/* On demand, the links to this node's watchers open now, before the
+ * program runs (a message that says nothing, not counted as a beat):
+ * beats then never open a link, which after tsr_finalize's barriers a
+ * leaving watcher would not know of (transport_quiesce). */
+static void link_watchers(void)
+{
+    for (int k = 1; cfg.heartbeat_s && k <= ring_degree(); k++)
+        am_send(ring_peer(-k), MSG_HEARTBEAT, 0, 0, 0, NULL, 0);
+    await_links();
+}
+
 void transport_started(void)
 {
+    if (boot.on_demand)
+        link_watchers();
     atomic_store(&started, 1);
     boot_started();
+}
+
+int transport_quiesce(void)
+{
+    if (!boot.on_demand)
+        return 0;
+    await_links();
+    return 1;
 }
 
 static double silence_allowed(const peer_life *p)

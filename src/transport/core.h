@@ -26,6 +26,12 @@ void transport_start(void);
 /* tsr_init's last barrier is passed: every node has started, and a watched
  * peer's silence is bounded by TSR_HEARTBEAT from now on. */
 void transport_started(void);
+/* tsr_finalize's last barrier is passed. With connections on demand,
+ * waits until every link this node wanted is open, its peer knowing it,
+ * and returns 1: the caller then passes one more barrier, after which no
+ * node has a link that a peer leaving does not know of, so every MSG_BYE
+ * that a node waits for comes. 0 (nothing to do) otherwise. */
+int transport_quiesce(void);
 /* After tsr_finalize's last barrier: exchanges MSG_BYE with every peer, then
  * stops the comm thread and the backend. */
 void transport_shutdown(void);

@@ -41,6 +41,9 @@
 STATS_COUNTER(peer_connections, "TCP connections to peers this node opened or accepted "
                                 "(TSR_CONNECT=demand: those it talked to)");
 
+STATS_COUNTER(crossed_connections, "this node's connections given up for a lower-numbered "
+                                    "peer's own that crossed them (TSR_CONNECT=demand)");
+
 static tcp_link *peers;
 /* On demand (NULL otherwise): each peer's dial, and whether a message
  * was ever posted to it (tcp_linked). */
@@ -84,6 +87,14 @@ static int tcp_linked(int peer)
     return !wanted || atomic_load(&peers[peer].used) || atomic_load(&wanted[peer]);
 }
 
+static int tcp_connecting(void)
+{
+    for (int i = 0; i < cfg.nodes; i++)
+        if (atomic_load(&wanted[i]) && !atomic_load(&peers[i].used))
+            return 1;
+    return 0;
+}
+
 /* The link to peer has its socket: it is watched (unless a waiter polls
  * it since it opened) and what waited for it is written. */
 static void open_link(int peer, int fd)
@@ -108,6 +119,8 @@ static const char *tcp_peer_hello(int peer, int fd)
         close(fd); /* the other of two crossing connections: no stranger's */
         return NULL;
     }
+    if (dials[peer].active)
+        COUNTER_ADD(crossed_connections, 1);
     tcp_dial_orphan(&dials[peer]);
     if (boot_mesh_ack(fd))
         return "closed before the acknowledgement";
@@ -274,6 +287,7 @@ static void tcp_start(void)
     pfd[SLOT_WAKE] = (struct pollfd){wake_fd, POLLIN, 0};
     pfd[SLOT_WATCH] = (struct pollfd){watch_fd, POLLIN, 0};
     stats_register(&peer_connections);
+    stats_register(&crossed_connections);
     for (int i = 0; i < cfg.nodes; i++) {
         tcp_link_init(&peers[i], i, boot.peer_fd[i]);
         if (peers[i].fd >= 0) {
@@ -318,4 +332,5 @@ const tsr_backend tcp_backend = {.name = "tcp",
                                  .wake = tcp_wake,
                                  .idle = tcp_idle,
                                  .stop = tcp_stop,
-                                 .linked = tcp_linked};
+                                 .linked = tcp_linked,
+                                 .connecting = tcp_connecting};

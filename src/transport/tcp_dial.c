@@ -116,9 +116,15 @@ int tcp_dial_step(tcp_dial *d, int peer, short revents)
         return fd;
     }
     if (now_s() > d->deadline) {
-        char cause[160];
-        snprintf(cause, sizeof cause, "could not be reached within %.0f s (TSR_CONNECT_TIMEOUT): %s",
-                 cfg.connect_timeout_s, strerror(d->err ? d->err : ETIMEDOUT));
+        char cause[200];
+        if (d->hello_sent)
+            snprintf(cause, sizeof cause, "did not answer a connection within %.0f s "
+                     "(TSR_CONNECT_TIMEOUT; stopped, hung, starved of CPU or cut off)",
+                     cfg.connect_timeout_s);
+        else
+            snprintf(cause, sizeof cause, "could not be reached within %.0f s "
+                     "(TSR_CONNECT_TIMEOUT): %s", cfg.connect_timeout_s,
+                     strerror(d->err ? d->err : ETIMEDOUT));
         core_peer_unreachable(peer, cause);
     }
     return -1;

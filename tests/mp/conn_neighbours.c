@@ -1,5 +1,6 @@
-/* Connections on demand (tests/sh/connections.sh): a stencil whose nodes
- * share pages with their two ring neighbours only, and barriers, must
+/* Connections on demand (tests/sh/connections.sh). `ring` (the default):
+ * a stencil whose nodes share pages with their two ring neighbours only,
+ * and barriers, must
  * leave each node linked to the peers it talked to and no others: under
  * TSR_CONNECT=demand a node's TCP connections (peer_connections) are at
  * most those to its ring neighbours and heartbeat watchers (i-2..i+2), its
