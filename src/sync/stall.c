@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/stats.h"
 #include "sync/local_wait.h"
 #include "sync/sync.h"
 #include "sync/where.h"
@@ -130,8 +131,12 @@ static void on_where(int src, const tsr_msg_hdr *h, void *payload)
     waiter_done(&ask.w);
 }
 
+STATS_COUNTER(stall_rounds, "rounds of questions to every other node about a long wait "
+                             "(stall report, deadlock finder)");
+
 void stall_init(void)
 {
+    stats_register(&stall_rounds);
     size_t n = (size_t)cfg.nodes;
     ask.rec = calloc(n, sizeof *ask.rec);
     ask.prev = calloc(n, sizeof *ask.prev);
@@ -146,6 +151,7 @@ void stall_init(void)
 static void ask_everyone(int lock)
 {
     uint64_t gen = atomic_fetch_add(&ask.gen, 1) + 1;
+    COUNTER_ADD(stall_rounds, 1);
     memset(ask.rec, 0, (size_t)cfg.nodes * sizeof *ask.rec);
     waiter_init(&ask.w, (uint32_t)cfg.nodes - 1);
     for (int j = 0; j < cfg.nodes; j++)
