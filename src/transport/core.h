@@ -100,10 +100,12 @@ int core_peer_left(int peer);
 void core_link_closed(int peer);
 /* On demand (tcp_dial.h): the link to peer has just opened, this node's
  * side or the peer's; the core says its MSG_BYE on it if this node is
- * already leaving. A peer that cannot be connected to stops this node,
- * naming it and `cause`. Comm thread. */
+ * already leaving. Comm thread. */
 void core_link_opened(int peer);
-void core_peer_unreachable(int peer, const char *cause) __attribute__((noreturn));
+/* A peer that does not answer (its heartbeats stopped, or a connection to
+ * it on demand went unanswered) stops this node, naming it and `cause`,
+ * which every linked peer is told too. Comm thread. */
+void core_peer_hung(int peer, const char *cause) __attribute__((noreturn));
 /* 1 when messages to this node itself wait (a sleeping backend must not). */
 int core_pending(void);
 /* Delivers the messages to this node itself; returns 1 if there were any.

@@ -91,7 +91,7 @@ static int read_ack(tcp_dial *d, int peer)
     if (d->have < sizeof d->ack)
         return 0;
     if (!boot_mesh_ack_ok(&d->ack, peer))
-        core_peer_unreachable(peer, "answered this node's connection with something other than "
+        core_peer_hung(peer, "answered this node's connection with something other than "
                                     "its acknowledgement (is it a Tessera node of this job?)");
     return 1;
 }
@@ -125,7 +125,7 @@ int tcp_dial_step(tcp_dial *d, int peer, short revents)
             snprintf(cause, sizeof cause, "could not be reached within %.0f s "
                      "(TSR_CONNECT_TIMEOUT): %s", cfg.connect_timeout_s,
                      strerror(d->err ? d->err : ETIMEDOUT));
-        core_peer_unreachable(peer, cause);
+        core_peer_hung(peer, cause);
     }
     return -1;
 }
