@@ -63,14 +63,8 @@ def main():
     ap.add_argument("--limit", type=int, default=300, help="tsrun -t for each run, seconds")
     ap.add_argument("--out", help="also write the table to this file")
     args = ap.parse_args()
-    for path in (scale_startup.TSRUN, scale_startup.PROG, SOR):
-        if not os.access(path, os.X_OK):
-            sys.exit("connections: %s is missing: run `make all` first" % path)
-    try:
-        counts = [int(x) for x in args.nodes.split(",")]
-    except ValueError:
-        sys.exit("connections: --nodes must be integers separated by commas, got '%s'"
-                 % args.nodes)
+    counts = scale_startup.node_counts("connections", args.nodes,
+                                       (scale_startup.TSRUN, scale_startup.PROG, SOR))
     rows = ["| nodes | TSR_CONNECT | SOR: node 0 | others, median | others, largest | "
             "crossed | start-up (s) | memory per node (MB) |",
             "|--:|--|--:|--:|--:|--:|--:|--:|"]

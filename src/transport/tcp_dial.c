@@ -96,6 +96,20 @@ static int read_ack(tcp_dial *d, int peer)
     return 1;
 }
 
+/* TSR_CONNECT_TIMEOUT has passed: a peer connected to that never
+ * answered is stopped or hung; one never connected to, the error says. */
+static void give_up(const tcp_dial *d, int peer)
+{
+    char cause[200], err[80] = "";
+    if (!d->hello_sent)
+        snprintf(err, sizeof err, ": %s", strerror(d->err ? d->err : ETIMEDOUT));
+    snprintf(cause, sizeof cause, "%s within %.0f s (TSR_CONNECT_TIMEOUT%s)%s",
+             d->hello_sent ? "did not answer a connection" : "could not be reached",
+             cfg.connect_timeout_s, d->hello_sent ? "; stopped, hung, starved of CPU or cut off" : "",
+             err);
+    core_peer_hung(peer, cause);
+}
+
 int tcp_dial_step(tcp_dial *d, int peer, short revents)
 {
     if (d->orphan) {
@@ -115,18 +129,8 @@ int tcp_dial_step(tcp_dial *d, int peer, short revents)
         *d = (tcp_dial){.fd = -1};
         return fd;
     }
-    if (now_s() > d->deadline) {
-        char cause[200];
-        if (d->hello_sent)
-            snprintf(cause, sizeof cause, "did not answer a connection within %.0f s "
-                     "(TSR_CONNECT_TIMEOUT; stopped, hung, starved of CPU or cut off)",
-                     cfg.connect_timeout_s);
-        else
-            snprintf(cause, sizeof cause, "could not be reached within %.0f s "
-                     "(TSR_CONNECT_TIMEOUT): %s", cfg.connect_timeout_s,
-                     strerror(d->err ? d->err : ETIMEDOUT));
-        core_peer_hung(peer, cause);
-    }
+    if (now_s() > d->deadline)
+        give_up(d, peer);
     return -1;
 }
 

@@ -42,19 +42,11 @@ unreachable_test() { # nodes
     kill -STOP "$pid"
     local t0; t0=$(date +%s.%N)
     touch "$go"
-    local waited=0
-    while kill -0 $job 2>/dev/null && [ $waited -lt 150 ]; do sleep 0.1; waited=$((waited + 1)); done
-    if kill -0 $job 2>/dev/null; then
+    if ! wait_gone $job 15; then
         kill -CONT "$pid"; kill -9 $job; bad "$name (tsrun still running after 15 s)" "$LOG/uerr"; return
     fi
-    wait $job; local rc=$?
-    local dt; dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-    local named; named=$(grep -c "^tessera: node [0-9]*: stopping: node $v did not answer a connection within 3 s" "$LOG/uerr")
-    if [ $rc -ne 0 ] && [ "$named" -eq $((n - 1)) ] && grep -q "^tsrun: node $v did not answer" "$LOG/uerr"; then
-        ok "$name (the job ended in $dt s, exit $rc)"
-    else
-        bad "$name (exit $rc, $named of $((n - 1)) nodes named node $v)" "$LOG/uerr"
-    fi
+    judge_stop "$name" "$LOG/uerr" "$n" "$v" "$t0" "did not answer a connection within 3 s" \
+        "did not answer"
 }
 unreachable_test 4
 finish

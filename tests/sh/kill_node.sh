@@ -15,17 +15,8 @@ kill_test() { # nodes victim [VARIABLE=VALUE ...]
     local pid; pid=$(awk -v v="$v" '$1=="ready" && $2==v {print $3}' "$LOG/kout")
     local t0; t0=$(date +%s.%N)
     kill -9 "$pid"
-    local waited=0
-    while kill -0 $job 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
-    if kill -0 $job 2>/dev/null; then kill -9 $job; bad "$name (tsrun still running after 10 s)" "$LOG/kerr"; return; fi
-    wait $job; local rc=$?
-    local dt; dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-    local named; named=$(grep -c "^tessera: node [0-9]*: stopping: node $v " "$LOG/kerr")
-    if [ $rc -ne 0 ] && [ "$named" -eq $((n - 1)) ] && grep -q "tsrun: node $v was killed by signal 9" "$LOG/kerr"; then
-        ok "$name (all stopped in $dt s, exit $rc)"
-    else
-        bad "$name (exit $rc, $named of $((n - 1)) nodes named node $v)" "$LOG/kerr"
-    fi
+    if ! wait_gone $job 10; then kill -9 $job; bad "$name (tsrun still running after 10 s)" "$LOG/kerr"; return; fi
+    judge_stop "$name" "$LOG/kerr" "$n" "$v" "$t0" "" "was killed by signal 9"
 }
 kill_test 2 1
 kill_test 3 1
