@@ -389,7 +389,7 @@ int boot_hosts_shared(void)
  * that a peer has gone. */
 static int tcp_on_demand(void)
 {
-    return cfg.connect_on_demand &&
+    return cfg.connect_on_demand && cfg.nodes > 1 &&
            (cfg.transport == TRANSPORT_TCP ||
             (cfg.transport == TRANSPORT_AUTO && cfg.shm_fd < 0 && !boot_hosts_shared()));
 }

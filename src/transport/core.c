@@ -522,6 +522,8 @@ static const tsr_backend *choose(void)
 void transport_start(void)
 {
     backend = choose();
+    if (boot.on_demand && backend != &tcp_backend) /* boot.c's tcp_on_demand disagrees */
+        log_die("connections on demand need the tcp backend, not %s", backend->name);
     life = calloc((size_t)cfg.nodes, sizeof *life);
     if (!life)
         log_die("cannot set up the transport: out of memory");
