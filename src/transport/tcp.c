@@ -1,9 +1,9 @@
 /*
- * tcp.c - the TCP backend: one connection per pair of nodes (TCP_NODELAY),
- * built by the bootstrap (boot/boot.c), each a message link (tcp_link.h),
- * read by the comm thread.
+ * tcp.c - the TCP backend: one connection per pair of nodes that talk
+ * (TCP_NODELAY), each a message link (tcp_link.h), read by the comm thread.
  *
- * Under TSR_CONNECT=demand the bootstrap builds no mesh: a link is opened
+ * Under TSR_CONNECT=demand, the default, the bootstrap builds no mesh (with
+ * TSR_CONNECT=start it connects every pair, boot/boot.c): a link is opened
  * by the comm thread when a first message waits for it (tcp_dial.h), or
  * taken from the peer's connection (tcp_peer_hello). When both sides
  * connect at once, the lower-numbered node's connection is kept; no

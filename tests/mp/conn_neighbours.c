@@ -89,7 +89,7 @@ int main(int argc, char **argv)
     for (int j = 0; j < n; j++)
         askers += j != me && asked[j];
     const char *mode = getenv("TSR_CONNECT");
-    int bounded = mode && !strcmp(mode, "demand") && me && !all && !asked[me];
+    int bounded = !(mode && !strcmp(mode, "start")) && me && !all && !asked[me];
     uint64_t bound = (uint64_t)n - 1;
     if (bounded && allowed_peers(me, n) + askers < n - 1)
         bound = (uint64_t)(allowed_peers(me, n) + askers);

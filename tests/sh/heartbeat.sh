@@ -43,9 +43,11 @@ stop_test udp 8 3
 stop_test shm 16 9
 stop_test shm 16 0
 stop_test udp 16 15
-# On demand the links to a node's watchers open in tsr_init
-# (docs/ARCHITECTURE.md, "Connections on demand"): its beats reach them.
-TSR_CONNECT=demand stop_test tcp 16 9
+# Over tcp the links to a node's watchers open in tsr_init
+# (docs/ARCHITECTURE.md, "Connections on demand"): its beats reach them,
+# as over the mesh built at start-up.
+stop_test tcp 16 9
+TSR_CONNECT=start stop_test tcp 16 9
 
 # A job with WHO stopped for SECONDS under TSR_HEARTBEAT=HB and then
 # continued must end with every node passing. One node stopped for less

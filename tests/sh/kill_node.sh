@@ -2,9 +2,9 @@
 # A node killed with SIGKILL: every other node stops promptly, naming it,
 # and tsrun reports the signal and fails, under the default transport and
 # over UCX (its TCP, with UCX's peer failure handling, and its shared
-# memory, without: the nodes' TCP mesh tells them), and over TCP with
+# memory, without: the nodes' TCP mesh tells them), and over TCP, its
 # connections on demand (a node with no link to the victim learns it from
-# tsrun or a relay).
+# tsrun or a relay) or the mesh.
 . tests/lib.sh
 
 kill_test() { # nodes victim [VARIABLE=VALUE ...]
@@ -23,7 +23,8 @@ kill_test 3 1
 kill_test 4 2
 kill_test 3 0
 kill_test 8 5
-kill_test 8 5 TSR_TRANSPORT=tcp TSR_CONNECT=demand
+kill_test 8 5 TSR_TRANSPORT=tcp
+kill_test 8 5 TSR_TRANSPORT=tcp TSR_CONNECT=start
 kill_test 3 1 TSR_TRANSPORT=ucx UCX_TLS=tcp
 kill_test 3 2 TSR_TRANSPORT=udp
 kill_test 4 0 TSR_TRANSPORT=ucx UCX_TLS=posix,self
