@@ -30,6 +30,24 @@ static void fail(tcp_dial *d, int err)
                     .retry_at = now_s() + RETRY_S};
 }
 
+/* Writes the hello whole, or nothing yet (-1: the socket would block or
+ * is not connected yet); anything else fails the attempt. */
+static int write_hello(tcp_dial *d)
+{
+    boot_hello h;
+    boot_mesh_hello(&h);
+    ssize_t n = send(d->fd, &h, sizeof h, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n == (ssize_t)sizeof h)
+        d->hello_sent = 1;
+    else if (n >= 0 || (errno != EAGAIN && errno != ENOTCONN))
+        fail(d, n >= 0 ? EPROTO : errno);
+    return d->hello_sent ? 0 : -1;
+}
+
+/* The hello goes with the connect where the kernel takes it before the
+ * handshake ends (over loopback it does): the peer's gate gives a
+ * newcomer a second to speak, and this node's comm thread, on a loaded
+ * machine, may come back to the socket later than that. */
 static void attempt(tcp_dial *d, int peer)
 {
     const boot_endpoint *ep = &boot.ep[peer];
@@ -40,6 +58,19 @@ static void attempt(tcp_dial *d, int peer)
         fail(d, errno);
     else if (connect(d->fd, (struct sockaddr *)&sa, sizeof sa) && errno != EINPROGRESS)
         fail(d, errno);
+    else
+        write_hello(d);
+}
+
+/* Connected (or not: SO_ERROR says): the hello, if it has not gone yet. */
+static void send_hello(tcp_dial *d)
+{
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (getsockopt(d->fd, SOL_SOCKET, SO_ERROR, &err, &len) || err)
+        fail(d, err ? err : errno);
+    else if (write_hello(d) && d->fd >= 0)
+        fail(d, EAGAIN);
 }
 
 void tcp_dial_start(tcp_dial *d, int peer)
@@ -58,22 +89,6 @@ int tcp_dial_timeout_ms(const tcp_dial *d)
     double at = d->fd < 0 && d->retry_at < d->deadline ? d->retry_at : d->deadline;
     double ms = (at - now_s()) * 1000;
     return ms <= 0 ? 0 : (int)ms + 1;
-}
-
-/* Connected (or not: SO_ERROR says): the hello goes out whole, into an
- * empty socket. */
-static void send_hello(tcp_dial *d)
-{
-    int err = 0;
-    socklen_t len = sizeof err;
-    boot_hello h;
-    boot_mesh_hello(&h);
-    if (getsockopt(d->fd, SOL_SOCKET, SO_ERROR, &err, &len) || err)
-        fail(d, err ? err : errno);
-    else if (send(d->fd, &h, sizeof h, MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof h)
-        fail(d, errno);
-    else
-        d->hello_sent = 1;
 }
 
 /* Reads the acknowledgement, and not a byte past it: what follows is the
