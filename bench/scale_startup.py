@@ -53,6 +53,18 @@ def one_run(n, limit, transport):
     return started, total, sum(kb) / n / 1024, max(kb) / 1024
 
 
+def node_counts(who, nodes, programs):
+    """The comma-separated node counts, once the programs are built; exits
+    naming `who` otherwise."""
+    for path in programs:
+        if not os.access(path, os.X_OK):
+            sys.exit("%s: %s is missing: run `make all` first" % (who, path))
+    try:
+        return [int(x) for x in nodes.split(",")]
+    except ValueError:
+        sys.exit("%s: --nodes must be integers separated by commas, got '%s'" % (who, nodes))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", default="64,128,256,512", help="comma-separated node counts")
@@ -61,14 +73,7 @@ def main():
     ap.add_argument("--limit", type=int, default=120, help="tsrun -t for each run, seconds")
     ap.add_argument("--out", help="also write the table to this file")
     args = ap.parse_args()
-    for path in (TSRUN, PROG):
-        if not os.access(path, os.X_OK):
-            sys.exit("scale_startup: %s is missing: run `make all` first" % path)
-    try:
-        counts = [int(x) for x in args.nodes.split(",")]
-    except ValueError:
-        sys.exit("scale_startup: --nodes must be integers separated by commas, got '%s'"
-                 % args.nodes)
+    counts = node_counts("scale_startup", args.nodes, (TSRUN, PROG))
     if args.reps < 1:
         sys.exit("scale_startup: --reps must be at least 1")
     rows = ["| nodes | start-up (s) | whole job (s) | memory per node, mean (MB) | largest (MB) |",

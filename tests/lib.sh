@@ -98,6 +98,33 @@ start() {
     job=$!
 }
 
+# wait_gone PID SECONDS: waits until process PID (a job started with
+# `start`) has ended, looking every 0.1 s; fails if it still runs after
+# SECONDS.
+wait_gone() {
+    local waited=0
+    while kill -0 "$1" 2>/dev/null && [ $waited -lt $(($2 * 10)) ]; do
+        sleep 0.1; waited=$((waited + 1))
+    done
+    ! kill -0 "$1" 2>/dev/null
+}
+
+# judge_stop NAME ERR NODES VICTIM T0 CAUSE TSRUN: once the job `start`
+# started ($job) has ended, which node VICTIM's failure should have
+# ended: passes if it exited non-zero, every other node printed
+# "stopping: node VICTIM CAUSE..." on ERR and tsrun "tsrun: node VICTIM
+# TSRUN...", and reports the seconds since T0 (date +%s.%N).
+judge_stop() {
+    wait $job; local rc=$?
+    local dt; dt=$(awk -v a="$5" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+    local named; named=$(grep -c "^tessera: node [0-9]*: stopping: node $4 $6" "$2")
+    if [ $rc -ne 0 ] && [ "$named" -eq $(($3 - 1)) ] && grep -q "tsrun: node $4 $7" "$2"; then
+        ok "$1 (all stopped in $dt s, exit $rc)"
+    else
+        bad "$1 (exit $rc, $named of $(($3 - 1)) nodes named node $4)" "$2"
+    fi
+}
+
 # wait_ready FILES COUNT: waits (at most 20 s) until COUNT lines of FILES
 # (a file, or a pattern of several) start with "ready" (tests/mp/sleeper
 # prints "ready NODE PID"). FILES must be new to the job: start it with

@@ -122,6 +122,10 @@ void tsr_finalize(void)
     fork_finalize();
     peers_report();
     int stats_lost = stats_report(!(cfg.stats && boot_send_stats()));
+    if (transport_quiesce()) {
+        coll_sig last = coll_sig_of(COLL_FINALIZE, 0, NULL);
+        barrier_collective(&last);
+    }
     coh_close();
     globals_unshare();
     transport_shutdown();

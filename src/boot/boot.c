@@ -4,6 +4,9 @@
  * table of all endpoints, then connects to every lower-numbered node and
  * accepts every higher-numbered one. Lower ids accept, so no node waits on a
  * node that is itself waiting: the dependencies only point downwards.
+ * Under TSR_CONNECT=demand with the tcp backend the mesh is not built: the
+ * table is kept, and the gate hands each peer's connection, its hello
+ * checked here, to the transport (tcp_dial.h).
  */
 #include "boot/boot.h"
 
@@ -34,6 +37,8 @@
 #define TABLE_GRACE_S 5.0
 
 tsr_boot boot = {.peer_fd = NULL, .listen_fd = -1, .launcher_fd = -1, .gate = {.listen_fd = -1}};
+/* Not a peer that said its hello: a node id in range and not this one's. */
+#define PEER_ID_OK(n) ((n) < (uint32_t)cfg.nodes && (n) != (uint32_t)cfg.node)
 
 static gate_judge mesh_judge;
 
@@ -281,8 +286,8 @@ static boot_endpoint *meet_without_launcher(void)
 static void connect_lower(const boot_endpoint *ep, double deadline)
 {
     char cause[96];
-    boot_hello h = {BOOT_MAGIC, MESH_HELLO, (uint32_t)cfg.node, getpid(), 0, 0, 0, {0}};
-    fill_secret(h.secret);
+    boot_hello h;
+    boot_mesh_hello(&h);
     for (int j = 0; j < cfg.node; j++) {
         int fd = connect_to(ep[j].addr, ep[j].port, deadline);
         if (fd < 0) {
@@ -296,10 +301,27 @@ static void connect_lower(const boot_endpoint *ep, double deadline)
     for (int j = 0; j < cfg.node; j++) {
         boot_note ack;
         if (await_answer(&boot.peer_fd[j], ep[j].addr, ep[j].port, &h, deadline) ||
-            io_read_full(boot.peer_fd[j], &ack, sizeof ack, deadline) || ack.magic != BOOT_MAGIC ||
-            ack.type != MESH_ACK || ack.node != (uint32_t)j)
+            io_read_full(boot.peer_fd[j], &ack, sizeof ack, deadline) || !boot_mesh_ack_ok(&ack, j))
             boot_stop(j, "did not accept a connection while the job started", -1);
     }
+}
+
+void boot_mesh_hello(boot_hello *h)
+{
+    *h = (boot_hello){BOOT_MAGIC, MESH_HELLO, (uint32_t)cfg.node, getpid(), 0, 0, 0, {0}};
+    fill_secret(h->secret);
+}
+
+int boot_mesh_ack(int fd)
+{
+    boot_note ack = {BOOT_MAGIC, MESH_ACK, (uint32_t)cfg.node, {0}};
+    set_nodelay(fd);
+    return io_write_all(fd, &ack, sizeof ack);
+}
+
+int boot_mesh_ack_ok(const boot_note *ack, int node)
+{
+    return ack->magic == BOOT_MAGIC && ack->type == MESH_ACK && ack->node == (uint32_t)node;
 }
 
 /* Higher-numbered nodes this node still waits for; 0 once the mesh is
@@ -307,23 +329,24 @@ static void connect_lower(const boot_endpoint *ep, double deadline)
 static int missing;
 
 /* The peer port's judge (boot.gate): takes a higher-numbered node's
- * MESH_HELLO while the mesh is being built. */
+ * MESH_HELLO while the mesh is being built, or, on demand, hands any
+ * peer's to the transport once it is there to take it. */
 static const char *mesh_judge(const boot_hello *h, int fd, void *ctx)
 {
     if (h->magic != BOOT_MAGIC || h->type != MESH_HELLO)
         return "not a Tessera hello";
     if (!boot_secret_equal(h->secret, cfg.secret))
         return "bad job secret";
+    if (boot.on_demand && PEER_ID_OK(h->node))
+        return boot.peer_hello ? boot.peer_hello((int)h->node, fd) : "the transport has not started";
     if (!missing)
         return "the job's mesh is complete";
     if (h->node <= (uint32_t)cfg.node || h->node >= (uint32_t)cfg.nodes)
         return "node id out of range";
     if (boot.peer_fd[h->node] >= 0)
         return "that node is already connected";
-    boot_note ack = {BOOT_MAGIC, MESH_ACK, (uint32_t)cfg.node, {0}};
-    if (io_write_all(fd, &ack, sizeof ack))
+    if (boot_mesh_ack(fd))
         boot_stop((int)h->node, "dropped its connection while the job started", -1);
-    set_nodelay(fd);
     boot.peer_fd[h->node] = fd;
     missing--;
     return NULL;
@@ -351,6 +374,24 @@ static void accept_higher(double deadline)
             log_die("poll: %m");
         gate_serve(&boot.gate, pfd);
     }
+}
+
+int boot_hosts_shared(void)
+{
+    for (int j = 0; j < cfg.nodes; j++)
+        if (boot.host[j] != j)
+            return 1;
+    return 0;
+}
+
+/* Connections on demand are the tcp backend's (core.c's choice of it):
+ * shm between hosts, udp and ucx keep the mesh, which they read to learn
+ * that a peer has gone. */
+static int tcp_on_demand(void)
+{
+    return cfg.connect_on_demand && cfg.nodes > 1 &&
+           (cfg.transport == TRANSPORT_TCP ||
+            (cfg.transport == TRANSPORT_AUTO && cfg.shm_fd < 0 && !boot_hosts_shared()));
 }
 
 /* Nodes that peers reach at one address share a host (a host's nodes
@@ -381,11 +422,24 @@ void boot_start(void)
     log_on_last_words(tell_launcher_why);
     boot_endpoint *ep = cfg.boot ? register_with_launcher() : meet_without_launcher();
     find_hosts(ep);
+    boot.on_demand = tcp_on_demand();
+    if (boot.on_demand) {
+        boot.ep = ep; /* the rendezvous ends at boot_started */
+        return;
+    }
     double deadline = now_s() + cfg.connect_timeout_s;
     connect_lower(ep, deadline);
     accept_higher(deadline);
     rendezvous_done();
     free(ep);
+}
+
+/* Without the mesh, tsr_init's last barrier is what shows that every
+ * node has read the rendezvous' files. */
+void boot_started(void)
+{
+    if (boot.on_demand)
+        rendezvous_done();
 }
 
 int boot_launcher_news(char *why, size_t len)

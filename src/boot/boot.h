@@ -1,6 +1,8 @@
 /*
  * boot.h - the node side of start-up: register with tsrun, learn every
- * node's endpoint, connect the full TCP mesh with the job secret.
+ * node's endpoint, connect the full TCP mesh with the job secret (or,
+ * under TSR_CONNECT=demand, leave each connection to the transport, which
+ * opens it when it first sends to that peer: tcp_dial.h).
  */
 #ifndef TSR_BOOT_H
 #define TSR_BOOT_H
@@ -20,8 +22,13 @@ typedef struct tsr_boot {
     int listen_fd; /* kept open: later connections are refused and logged */
     int launcher_fd; /* connection to tsrun; -1 when run alone */
     gate gate;     /* the peer port's gate; after start-up every connection is a
-                      stranger's, and the comm thread keeps the gate in its poll
-                      set to refuse them */
+                      stranger's (or, on demand, a peer's), and the comm thread
+                      keeps the gate in its poll set to judge them */
+    int on_demand; /* no mesh at start-up: peers connect when they first send */
+    boot_endpoint *ep; /* on demand: every node's endpoint; NULL otherwise */
+    /* On demand: the transport's judge of a peer's connection whose hello
+     * (secret, node id) boot checked; takes fd (NULL) or says why not. */
+    const char *(*peer_hello)(int node, int fd);
 } tsr_boot;
 
 extern tsr_boot boot;
@@ -50,6 +57,17 @@ int boot_launcher_news(char *why, size_t len);
  * node (its parent) has ended, and why in `why`; the comm thread asks with
  * each heartbeat tick, so the node ends with its launcher. */
 int boot_launcher_gone(char *why, size_t len);
+
+/* tsr_init's last barrier is passed: every node has started. */
+void boot_started(void);
+/* Whether some host runs two nodes of the job (boot.host). */
+int boot_hosts_shared(void);
+/* On demand, both ends of a connection between peers: fills this node's
+ * hello; writes the acceptor's acknowledgement on fd (0, or -1 if the
+ * peer is gone); checks the one read back from `node` (1 if it is one). */
+void boot_mesh_hello(boot_hello *h);
+int boot_mesh_ack(int fd);
+int boot_mesh_ack_ok(const boot_note *ack, int node);
 
 /* Sends this node's counters to tsrun, which prints the job's one table
  * (TSR_STATS). Returns 0 if there is no tsrun to send them to: the node

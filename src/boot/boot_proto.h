@@ -5,7 +5,8 @@
  *
  *  node -> tsrun   BOOT_HELLO   I am node k, here is my secret and my port
  *  tsrun -> node   BOOT_TABLE   every node's address and port
- *  node -> node    MESH_HELLO   (lower id accepts) I am node k, my secret
+ *  node -> node    MESH_HELLO   (lower id accepts; on demand, whoever is
+ *                               first sent to) I am node k, my secret
  *  node -> node    MESH_ACK     accepted
  *  node -> tsrun   BOOT_FIN     I finished tsr_finalize; my exit is expected
  *  tsrun -> node   BOOT_ABORT   node k failed (why); stop now

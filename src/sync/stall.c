@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats/stats.h"
 #include "sync/local_wait.h"
 #include "sync/sync.h"
 #include "sync/where.h"
@@ -136,8 +137,12 @@ static void on_where(int src, const tsr_msg_hdr *h, void *payload)
         am_reject(src, h, "not one answer to the question asked");
 }
 
+STATS_COUNTER(stall_rounds, "rounds of questions to every other node about a long wait "
+                             "(stall report, deadlock finder)");
+
 void stall_init(void)
 {
+    stats_register(&stall_rounds);
     size_t n = (size_t)cfg.nodes;
     ask.rec = calloc(n, sizeof *ask.rec);
     ask.prev = calloc(n, sizeof *ask.prev);
@@ -151,6 +156,7 @@ void stall_init(void)
 /* Asks every other node where it is; fills ask.rec (answered = 0: silent). */
 static void ask_everyone(int lock)
 {
+    COUNTER_ADD(stall_rounds, 1);
     pthread_mutex_lock(&ask.mu);
     uint64_t gen = ask.open = ++ask.gen;
     memset(ask.rec, 0, (size_t)cfg.nodes * sizeof *ask.rec);

@@ -93,6 +93,13 @@ typedef struct tsr_backend {
      * async-signal-safe: a thread that cannot call the fabric queues it). */
     int (*rma_ready)(int node);
     void (*rma)(int node, rma_batch *b);
+    /* Optional (NULL: every peer is linked from the start). Whether this
+     * node has a link to peer, open or wanted (a message queued for it):
+     * the peers the MSG_BYE handshake and a failure's relay go to, so
+     * that they open no link of their own. Any thread. */
+    int (*linked)(int peer);
+    /* With linked: 1 while a link this node wanted has not yet opened. */
+    int (*connecting)(void);
 } tsr_backend;
 
 extern const tsr_backend tcp_backend;

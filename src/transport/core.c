@@ -7,17 +7,7 @@
  * The comm thread turns the backend's progress() over and over, which
  * delivers this node's messages to itself as well as its peers'; between
  * turns, every tick, it sends heartbeats and looks for peers that have gone
- * silent. Heartbeats come from this thread, not the application's, so a
- * node that computes for minutes without a message still beats; a stopped
- * or livelocked runtime does not.
- *
- * Nodes watch each other on a ring, so that the beats cost O(1) messages
- * per node per period at any size rather than O(N) (4 x 511 a second per
- * node at 512 nodes starved the comm threads of a shared machine until
- * healthy nodes were declared silent): node i watches the WATCHERS nodes
- * after it and beats only to the WATCHERS before it. Any set of failed
- * nodes, short of all, holds one whose predecessor lives and watches it,
- * so some failure is always seen, and its watcher relays it to all.
+ * silent (on a ring: heartbeat.c).
  */
 #include "transport/core.h"
 
@@ -33,29 +23,21 @@
 #include "stats/stats.h"
 #include "stats/trace.h"
 #include "transport/backend.h"
+#include "transport/heartbeat.h"
 #include "transport/holdup.h"
 #include "transport/rma.h"
 #include "util/spin.h"
 #include "transport/wait.h"
 #include "util/config.h"
 #include "util/cpu.h"
+#include "util/io.h"
 #include "util/log.h"
 #include "util/thread.h"
-
-/* Heartbeats per TSR_HEARTBEAT period, and the longest gap between two
- * looks at the peers' silence. */
-#define BEATS_PER_PERIOD 4
-#define CHECK_S 0.25
-/* Two watchers rather than one, so that a watcher slowed down itself (a
- * loaded machine) does not alone decide how soon a stopped node is seen. */
-#define WATCHERS 2
 
 STATS_COUNTER(replies_taken, "replies the waiting thread took off the link itself (shm, tcp)");
 STATS_COUNTER(comm_wakeups, "sleeping comm threads this node woke, its own or a peer's (shm doorbells)");
 STATS_COUNTER(polls, "polls (tsr_poll) that found messages waiting and the comm thread asleep");
 STATS_COUNTER(polled_messages, "messages an application thread delivered in a poll");
-STATS_COUNTER(heartbeats_sent, "heartbeats sent (to the nodes that watch this one)");
-STATS_COUNTER(heartbeat_rounds, "rounds of heartbeats sent, BEATS_PER_PERIOD per TSR_HEARTBEAT");
 
 static const tsr_backend *backend;
 static pthread_t comm_thread;
@@ -76,16 +58,13 @@ enum { SERVE_NONE, SERVE_COMM, SERVE_POLL };
 static __thread int serving;
 static _Atomic int poll_open; /* the links are there to poll */
 
-/* Per peer: said MSG_BYE; times bytes arrived from it (the comm thread's
- * alone); what the last tick saw of that count, and when it last changed. */
+/* Per peer: said MSG_BYE; this node said its own, and stopped waiting for
+ * the peer's (each once, however it is reached). */
 typedef struct peer_life {
-    _Atomic int bye;
-    uint64_t arrivals, seen;
-    double heard;
+    _Atomic int bye, bye_sent, bye_counted;
 } peer_life;
 
 static peer_life *life;
-static double last_tick, last_beat;
 /* Set once this node sent its MSG_BYE: it sends nothing more (a peer that
  * has all its byes closes its links), but still watches the others. */
 static _Atomic int leaving;
@@ -240,7 +219,7 @@ int core_drain_self(void)
     return any;
 }
 
-void core_heard(int src) { life[src].arrivals++; }
+void core_heard(int src) { heartbeat_heard(src); }
 
 int core_mesh_ended(int peer)
 {
@@ -262,18 +241,29 @@ int core_peer_left(int peer) { return atomic_load(&life[peer].bye); }
  * so that it names that node rather than this one, whose link it will see
  * close next: every stopping node relays the cause, whichever way it
  * learned it. Best effort: the process is ending. */
+static int linked(int peer) { return !backend->linked || backend->linked(peer); }
+
 static void relay(int failed, const char *cause)
 {
     for (int j = 0; j < cfg.nodes; j++)
-        if (j != failed && j != cfg.node && !atomic_load(&life[j].bye))
+        if (j != failed && j != cfg.node && !atomic_load(&life[j].bye) && linked(j))
             am_send(j, MSG_ABORT, (uint64_t)failed, 0, 0, cause, strlen(cause));
 }
 
 /* Stops this node because `failed` failed, as `reporter` (or -1) said. */
+static void stop_because(int failed, const char *cause, int reporter) __attribute__((noreturn));
 static void stop_because(int failed, const char *cause, int reporter)
 {
     relay(failed, cause);
     boot_stop(failed, cause, reporter);
+}
+
+/* A peer that never answers may be stopped, not gone: tsrun is told to
+ * end it (BOOT_HUNG). */
+void core_peer_hung(int peer, const char *cause)
+{
+    relay(peer, cause);
+    boot_stop_hung(peer, cause);
 }
 
 void core_link_closed(int peer)
@@ -293,104 +283,81 @@ static void on_abort(int src, const tsr_msg_hdr *h, void *payload)
     stop_because((int)(int64_t)h->arg[0], cause, src);
 }
 
+/* A peer's MSG_BYE ends this node's wait for it, as does having no link
+ * to it when the wait begins (on demand): whichever comes first. */
+static void bye_counted(int peer)
+{
+    if (!atomic_exchange(&life[peer].bye_counted, 1))
+        waiter_done(&bye_wait);
+}
+
 static void on_bye(int src, const tsr_msg_hdr *h, void *payload)
 {
     atomic_store(&life[src].bye, 1);
-    waiter_done(&bye_wait);
+    bye_counted(src);
 }
 
-/* Its arrival was counted where the transport read it (core_heard), and
- * dispatch checked that it carries nothing: there is nothing left to do. */
-static void on_heartbeat(int src, const tsr_msg_hdr *h, void *payload) {}
-
-/* The nodes this one watches or beats to: `k` places after it on the ring
- * (before it for k < 0), as many as there are other nodes. */
-static int ring_degree(void) { return cfg.nodes - 1 < WATCHERS ? cfg.nodes - 1 : WATCHERS; }
-
-static int ring_peer(int k) { return (int)(((int64_t)cfg.node + k + cfg.nodes) % cfg.nodes); }
-
-/* A watched peer that has not yet spoken may still be starting: at 512
- * nodes on two cores, the mesh's last connections end start-up seconds
- * apart at neighbours (node 271's ran, node 272 still connected), and a
- * node then failed its neighbour in tsr_init. Until its first word, and
- * only while this node is in tsr_init, a peer has the start-up's own
- * bound, TSR_CONNECT_TIMEOUT. Once tsr_init's barrier is passed every
- * node has started, and a peer stopped before its first beat reached its
- * watcher is as silent as any other. */
-static _Atomic int started;
-static int started_seen;
-
-void transport_started(void) { atomic_store(&started, 1); }
-
-static double silence_allowed(const peer_life *p)
+static void say_bye(int peer)
 {
-    return p->arrivals || started_seen || cfg.connect_timeout_s < cfg.heartbeat_s
-               ? cfg.heartbeat_s
-               : cfg.connect_timeout_s;
+    if (!atomic_exchange(&life[peer].bye_sent, 1))
+        am_send(peer, MSG_BYE, 0, 0, 0, NULL, 0);
 }
 
-/* Looks at each watched peer's count of arrivals; one that has not moved
- * for TSR_HEARTBEAT seconds belongs to a node that stopped responding. A
- * tick a whole period late (this node itself was stopped, or the whole
- * machine suspended) first forgives everyone: the silence may be ours. A
- * shorter delay needs no forgiving: progress() has just read whatever the
- * peers sent meanwhile. */
-static void check_silence(double now)
+/* A link that opens while this node leaves (its peer had a message for
+ * it) gets the MSG_BYE the others got: `leaving` is stored before the
+ * links are looked at, and a link marked open before `leaving` is read
+ * here, so one of the two sees the other. */
+void core_link_opened(int peer)
 {
-    int forgive = now - last_tick > cfg.heartbeat_s;
-    if (!started_seen && atomic_load(&started)) /* the peers' periods start now */
-        forgive = started_seen = 1;
-    for (int k = 1; k <= ring_degree(); k++) {
-        int j = ring_peer(k);
-        peer_life *p = &life[j];
-        if (atomic_load(&p->bye))
-            continue;
-        if (p->arrivals != p->seen || forgive) {
-            p->seen = p->arrivals;
-            p->heard = now;
-        } else if (now - p->heard > silence_allowed(p)) {
-            char cause[200];
-            if (p->arrivals)
-                snprintf(cause, sizeof cause, "stopped responding: nothing received from it for "
-                         "%u s (TSR_HEARTBEAT; stopped, hung, starved of CPU or cut off)",
-                         cfg.heartbeat_s);
-            else
-                snprintf(cause, sizeof cause, "stopped responding: nothing ever received from it, "
-                         "%.0f s into its start (TSR_CONNECT_TIMEOUT; stopped, hung, starved of "
-                         "CPU or cut off)", cfg.connect_timeout_s);
-            relay(j, cause);
-            boot_stop_hung(j, cause);
-        }
-    }
+    if (atomic_load(&leaving))
+        say_bye(peer);
 }
 
-static void beat(void)
+/* On demand, waits until the links this node wanted are open. The comm
+ * thread opens them meanwhile, or stops the node at TSR_CONNECT_TIMEOUT. */
+static void await_links(void)
 {
-    for (int k = 1; k <= ring_degree(); k++) {
-        int j = ring_peer(-k);
-        if (!atomic_load(&life[j].bye)) {
-            am_send(j, MSG_HEARTBEAT, 0, 0, 0, NULL, 0);
-            COUNTER_ADD(heartbeats_sent, 1);
-        }
-    }
-    COUNTER_ADD(heartbeat_rounds, 1);
+    while (backend->connecting())
+        io_sleep(0.001);
 }
 
-static void heartbeat_tick(double now)
+/* On demand, the links to this node's watchers open now, before the
+ * program runs (a message that says nothing, not counted as a beat):
+ * beats then never open a link, which after tsr_finalize's barriers a
+ * leaving watcher would not know of (transport_quiesce). */
+static void link_watchers(void)
 {
-    if (!cfg.heartbeat_s || cfg.nodes == 1)
-        return;
-    if (now - last_tick < CHECK_S)
-        return;
+    for (int k = 1; cfg.heartbeat_s && k <= heartbeat_watchers(); k++)
+        am_send(heartbeat_watcher(k), MSG_HEARTBEAT, 0, 0, 0, NULL, 0);
+    await_links();
+}
+
+void transport_started(void)
+{
+    if (boot.on_demand)
+        link_watchers();
+    heartbeat_started();
+    boot_started();
+}
+
+int transport_quiesce(void)
+{
+    if (!boot.on_demand)
+        return 0;
+    await_links();
+    return 1;
+}
+
+/* Every HEARTBEAT_CHECK_S: a node whose launcher is gone stops; then
+ * the heartbeats' turn. */
+static void tick(double now)
+{
     char why[128];
+    if (!heartbeat_due(now))
+        return;
     if (boot_launcher_gone(why, sizeof why))
         stop_because(cfg.node, why, -1);
-    if (!atomic_load(&leaving) && now - last_beat >= (double)cfg.heartbeat_s / BEATS_PER_PERIOD) {
-        beat();
-        last_beat = now;
-    }
-    check_silence(now);
-    last_tick = now;
+    heartbeat_tick(now, atomic_load(&leaving));
 }
 
 static void launcher_news(void)
@@ -460,7 +427,7 @@ static int spinning(uint64_t now)
  * heartbeat tick, or the gate's next deadline if sooner. */
 static int idle_timeout_ms(void)
 {
-    int ms = cfg.heartbeat_s && cfg.nodes > 1 ? (int)(CHECK_S * 1000) : -1;
+    int ms = cfg.heartbeat_s && cfg.nodes > 1 ? (int)(HEARTBEAT_CHECK_S * 1000) : -1;
     int gate_ms = gate_timeout_ms(&boot.gate);
     if (gate_ms >= 0 && (ms < 0 || gate_ms < ms))
         ms = gate_ms;
@@ -515,7 +482,7 @@ static void *comm_main(void *arg)
             now = now_ns();
             if (busy && cfg.progress == PROGRESS_HYBRID)
                 last_busy_ns = now;
-            heartbeat_tick((double)now * 1e-9);
+            tick((double)now * 1e-9);
         }
         /* Let the threads we are waiting for run now and then (as a waiting
          * thread does): one every 8 turns rather than 64 gives the core back
@@ -529,15 +496,6 @@ static void *comm_main(void *arg)
     }
     core_sleep_begin();
     return NULL;
-}
-
-/* Whether some host runs two nodes of the job (boot.host). */
-static int hosts_shared(void)
-{
-    for (int j = 0; j < cfg.nodes; j++)
-        if (boot.host[j] != j)
-            return 1;
-    return 0;
 }
 
 static const tsr_backend *choose(void)
@@ -557,7 +515,7 @@ static const tsr_backend *choose(void)
     case TRANSPORT_AUTO:
         /* The rings between the nodes of each host, TCP between hosts
          * (shm_hosts.h): TCP alone when no host has two nodes. */
-        return cfg.shm_fd >= 0 || cfg.nodes == 1 || hosts_shared() ? &shm_backend
+        return cfg.shm_fd >= 0 || cfg.nodes == 1 || boot_hosts_shared() ? &shm_backend
                                                                    : &tcp_backend;
     default:
         return &tcp_backend;
@@ -567,23 +525,20 @@ static const tsr_backend *choose(void)
 void transport_start(void)
 {
     backend = choose();
+    if (boot.on_demand && backend != &tcp_backend) /* boot.c's tcp_on_demand disagrees */
+        log_die("connections on demand need the tcp backend, not %s", backend->name);
     life = calloc((size_t)cfg.nodes, sizeof *life);
     if (!life)
         log_die("cannot set up the transport: out of memory");
     sendq_init();
-    last_tick = last_beat = now_s();
-    for (int j = 0; j < cfg.nodes; j++)
-        life[j].heard = last_tick;
     stats_register(&replies_taken);
     stats_register(&comm_wakeups);
     stats_register(&polls);
     stats_register(&polled_messages);
-    stats_register(&heartbeats_sent);
-    stats_register(&heartbeat_rounds);
+    heartbeat_init();
     holdup_init();
     am_register(MSG_BYE, on_bye);
     am_register(MSG_ABORT, on_abort);
-    am_register(MSG_HEARTBEAT, on_heartbeat);
     waiter_init(&bye_wait, (uint32_t)cfg.nodes - 1);
     backend->start();
     log_debug("transport: %s", backend->name);
@@ -595,8 +550,10 @@ void transport_shutdown(void)
 {
     atomic_store(&leaving, 1);
     for (int i = 0; i < cfg.nodes; i++)
-        if (i != cfg.node)
-            am_send(i, MSG_BYE, 0, 0, 0, NULL, 0);
+        if (i != cfg.node && linked(i))
+            say_bye(i);
+        else if (i != cfg.node)
+            bye_counted(i);
     waiter_wait(&bye_wait);
     atomic_store(&poll_open, 0);
     atomic_store(&comm_stop, 1);
@@ -605,4 +562,5 @@ void transport_shutdown(void)
     backend->stop();
     free(life);
     life = NULL;
+    heartbeat_free();
 }

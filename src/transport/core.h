@@ -26,6 +26,12 @@ void transport_start(void);
 /* tsr_init's last barrier is passed: every node has started, and a watched
  * peer's silence is bounded by TSR_HEARTBEAT from now on. */
 void transport_started(void);
+/* tsr_finalize's last barrier is passed. With connections on demand,
+ * waits until every link this node wanted is open, its peer knowing it,
+ * and returns 1: the caller then passes one more barrier, after which no
+ * node has a link that a peer leaving does not know of, so every MSG_BYE
+ * that a node waits for comes. 0 (nothing to do) otherwise. */
+int transport_quiesce(void);
 /* After tsr_finalize's last barrier: exchanges MSG_BYE with every peer, then
  * stops the comm thread and the backend. */
 void transport_shutdown(void);
@@ -92,6 +98,14 @@ int core_peer_left(int peer);
 /* The peer's link ended: expected after its MSG_BYE, otherwise it failed
  * (this node stops, naming it). Returns only in the first case. */
 void core_link_closed(int peer);
+/* On demand (tcp_dial.h): the link to peer has just opened, this node's
+ * side or the peer's; the core says its MSG_BYE on it if this node is
+ * already leaving. Comm thread. */
+void core_link_opened(int peer);
+/* A peer that does not answer (its heartbeats stopped, or a connection to
+ * it on demand went unanswered) stops this node, naming it and `cause`,
+ * which every linked peer is told too. Comm thread. */
+void core_peer_hung(int peer, const char *cause) __attribute__((noreturn));
 /* 1 when messages to this node itself wait (a sleeping backend must not). */
 int core_pending(void);
 /* Delivers the messages to this node itself; returns 1 if there were any.

@@ -30,11 +30,21 @@
 
 void tcp_link_init(tcp_link *l, int node, int fd)
 {
-    *l = (tcp_link){.fd = fd, .node = node};
-    if (fd < 0)
-        return;
+    *l = (tcp_link){.fd = -1, .node = node};
+    if (fd >= 0)
+        tcp_link_open(l, fd);
+}
+
+/* Senders read fd under the lock, so none writes past what was queued
+ * before the socket came. */
+void tcp_link_open(tcp_link *l, int fd)
+{
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-    rx_init(&l->rx, node);
+    rx_init(&l->rx, l->node);
+    spin_lock(&l->lock);
+    l->fd = fd;
+    spin_unlock(&l->lock);
+    atomic_store(&l->used, 1);
 }
 
 void tcp_link_free(tcp_link *l)
@@ -88,7 +98,7 @@ static void release_msg(am_msg *m)
 int tcp_link_post(tcp_link *l, am_msg *m)
 {
     spin_lock(&l->lock);
-    if (!l->head && write_some(l, m)) {
+    if (!l->head && l->fd >= 0 && write_some(l, m)) {
         spin_unlock(&l->lock);
         release_msg(m);
         return 0;

@@ -14,6 +14,7 @@
 
 typedef struct tcp_link {
     int fd, node;     /* the socket (-1: closed, or no link) and the peer */
+    _Atomic int used; /* it has had a socket (on demand, one never opens twice) */
     spin_t lock;      /* guards head/tail and writing to fd */
     am_msg *head, *tail;
     spin_t reading;   /* held by the one thread reading fd and rx */
@@ -23,10 +24,14 @@ typedef struct tcp_link {
 
 /* Takes over fd (made non-blocking) as the link to node. */
 void tcp_link_init(tcp_link *l, int node, int fd);
+/* On demand: takes over fd as the link that had none; the messages queued
+ * meanwhile go first (tcp_link_flush). The comm thread. */
+void tcp_link_open(tcp_link *l, int fd);
 /* Closes the socket and frees the stream. */
 void tcp_link_free(tcp_link *l);
 /* Writes m, or as much as the socket takes and queues the rest (backend.h's
- * post). Returns 1 when something waits: the comm thread must flush it. */
+ * post); queues it all while the link has no socket yet. Returns 1 when
+ * something waits: the comm thread must flush it (or connect first). */
 int tcp_link_post(tcp_link *l, am_msg *m);
 /* Writes what waits while the socket takes it. The comm thread. */
 void tcp_link_flush(tcp_link *l);

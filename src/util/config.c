@@ -251,6 +251,8 @@ void config_load(void)
     cfg.cache_only = env_choice("TSR_WRITE_DETECT", detect, 1);
     cfg.detect = (detect_t)env_choice("TSR_DETECT", access, DETECT_SEGV);
     cfg.connect_timeout_s = (double)env_long("TSR_CONNECT_TIMEOUT", 30, 1, 3600);
+    static const char *const connect[] = {"start", "demand", NULL};
+    cfg.connect_on_demand = env_choice("TSR_CONNECT", connect, 1);
     cfg.fetch_ahead = (uint32_t)env_long("TSR_FETCH_AHEAD", 16, 1, 256);
     cfg.fetch_direct = env_choice("TSR_FETCH", fetch, 1);
     static const char *const diff_put[] = {"message", "onesided", NULL};

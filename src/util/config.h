@@ -50,6 +50,7 @@ typedef struct tsr_config {
     int cache_only;           /* TSR_WRITE_DETECT=cache-only (default) | all */
     detect_t detect;          /* TSR_DETECT: segv | uffd | auto */
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */
+    int connect_on_demand;    /* TSR_CONNECT=start | demand (default): when tcp links open */
     uint32_t fetch_ahead;     /* TSR_FETCH_AHEAD: most pages one fetch brings */
     int prefetch;             /* TSR_PREFETCH=off | notices (default): fetch at a barrier
                                  the pages its notices invalidated */

@@ -22,6 +22,7 @@ static const char *const names[CONFIG_MATCH] = {
     "TSR_STALL_WARN",    "TSR_STALL_ABORT",      "TSR_VERBOSE",
     "TSR_TRANSPORT",     "TSR_FAULTS",           "TSR_ASLR",
     "TSR_CONNECT_TIMEOUT", "TSR_TRACE",          "TSR_TRACE_BYTES",
+    "TSR_CONNECT",
 };
 
 void config_match(config_value value[CONFIG_MATCH])

@@ -9,7 +9,7 @@
 H=1
 
 stop_test() { # transport nodes victim (UCX_TLS from the caller's environment)
-    local t=$1 n=$2 v=$3 name="heartbeat/$1${UCX_TLS:+ UCX_TLS=$UCX_TLS}: kill -STOP node $3 of $2"
+    local t=$1 n=$2 v=$3 name="heartbeat/$1${UCX_TLS:+ UCX_TLS=$UCX_TLS}${TSR_CONNECT:+ TSR_CONNECT=$TSR_CONNECT}: kill -STOP node $3 of $2"
     local job
     start "$LOG/out" "$LOG/err" env TSR_TRANSPORT=$t TSR_HEARTBEAT=$H $TSRUN -n "$n" $B/tests/mp/sleeper 60
     if ! wait_ready "$LOG/out" "$n"; then kill $job; bad "$name (never ready)" "$LOG/err"; return; fi
@@ -43,6 +43,11 @@ stop_test udp 8 3
 stop_test shm 16 9
 stop_test shm 16 0
 stop_test udp 16 15
+# Over tcp the links to a node's watchers open in tsr_init
+# (docs/ARCHITECTURE.md, "Connections on demand"): its beats reach them,
+# as over the mesh built at start-up.
+stop_test tcp 16 9
+TSR_CONNECT=start stop_test tcp 16 9
 
 # A job with WHO stopped for SECONDS under TSR_HEARTBEAT=HB and then
 # continued must end with every node passing. One node stopped for less

@@ -2,7 +2,9 @@
 # A node killed with SIGKILL: every other node stops promptly, naming it,
 # and tsrun reports the signal and fails, under the default transport and
 # over UCX (its TCP, with UCX's peer failure handling, and its shared
-# memory, without: the nodes' TCP mesh tells them).
+# memory, without: the nodes' TCP mesh tells them), and over TCP, its
+# connections on demand (a node with no link to the victim learns it from
+# tsrun or a relay) or the mesh.
 . tests/lib.sh
 
 kill_test() { # nodes victim [VARIABLE=VALUE ...]
@@ -13,23 +15,16 @@ kill_test() { # nodes victim [VARIABLE=VALUE ...]
     local pid; pid=$(awk -v v="$v" '$1=="ready" && $2==v {print $3}' "$LOG/kout")
     local t0; t0=$(date +%s.%N)
     kill -9 "$pid"
-    local waited=0
-    while kill -0 $job 2>/dev/null && [ $waited -lt 100 ]; do sleep 0.1; waited=$((waited + 1)); done
-    if kill -0 $job 2>/dev/null; then kill -9 $job; bad "$name (tsrun still running after 10 s)" "$LOG/kerr"; return; fi
-    wait $job; local rc=$?
-    local dt; dt=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-    local named; named=$(grep -c "^tessera: node [0-9]*: stopping: node $v " "$LOG/kerr")
-    if [ $rc -ne 0 ] && [ "$named" -eq $((n - 1)) ] && grep -q "tsrun: node $v was killed by signal 9" "$LOG/kerr"; then
-        ok "$name (all stopped in $dt s, exit $rc)"
-    else
-        bad "$name (exit $rc, $named of $((n - 1)) nodes named node $v)" "$LOG/kerr"
-    fi
+    if ! wait_gone $job 10; then kill -9 $job; bad "$name (tsrun still running after 10 s)" "$LOG/kerr"; return; fi
+    judge_stop "$name" "$LOG/kerr" "$n" "$v" "$t0" "" "was killed by signal 9"
 }
 kill_test 2 1
 kill_test 3 1
 kill_test 4 2
 kill_test 3 0
 kill_test 8 5
+kill_test 8 5 TSR_TRANSPORT=tcp
+kill_test 8 5 TSR_TRANSPORT=tcp TSR_CONNECT=start
 kill_test 3 1 TSR_TRANSPORT=ucx UCX_TLS=tcp
 kill_test 3 2 TSR_TRANSPORT=udp
 kill_test 4 0 TSR_TRANSPORT=ucx UCX_TLS=posix,self
