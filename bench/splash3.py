@@ -21,8 +21,9 @@ SIZE=large runs the inputs of LARGE instead, where the suite's pthreads
 build takes seconds: the larger PARSEC inputs the checkout carries, a
 larger size argument, or inputs written here (GENERATED: VOLREND's volume
 by bench/volrend_phantom.py, CHOLESKY's matrix by bench/cholesky_grid.py,
-RAYTRACE's scene at a larger resolution); docs/SPLASH3.md says which ended
-in time.
+BARNES', FMM's and WATER-NSQUARED's from the checkout's with a larger
+count; RAYTRACE's scene at a larger resolution); docs/SPLASH3.md says
+which ended in time.
 
 Environment: NODES (default "1 2 4"), SIZE, STATS_DIR (a folder that keeps
 every Tessera run's counters, NAME-INPUT-P.json, as tsrun -j writes them),
@@ -61,20 +62,23 @@ PROGRAMS = [
     ("RADIX", "kernels/radix", "./RADIX -p# -n1048576 -t", None, "1M keys"),
 ]
 
-# Larger inputs (SIZE=large), in the same form. The PARSEC inputs are for
-# 1 process, written for P (stdin_for).
+# Larger inputs (SIZE=large), in the same form: for each program the
+# smallest of its sizes measured where SPLASH-3's pthreads build ran about
+# 4-5 s at 1 thread here (docs/SPLASH3.md). The PARSEC inputs are for 1
+# process, written for P (stdin_for); BARNES', FMM's and WATER-NSQUARED's
+# are the checkout's with another count (GENERATED).
 LARGE = {
-    "BARNES": ("./BARNES", "inputs/parsec_simmedium", "n32768"),
-    "FMM": ("./FMM", "inputs/parsec_simmedium", "65536"),
+    "BARNES": ("./BARNES", "inputs/n131072-p#", "n131072"),
+    "FMM": ("./FMM", "inputs/input.#.131072", "131072"),
     "OCEAN-CONT": ("./OCEAN -p# -n1026", None, "1026"),
     "OCEAN-NONCONT": ("./OCEAN -p# -n1026", None, "1026"),
     "RADIOSITY": ("./RADIOSITY -p # -ae 5000 -bf 0.01 -en 0.005 -largeroom -batch", None,
                   "largeroom, -bf 0.01 -en 0.005"),
     "RAYTRACE": ("./RAYTRACE -p# -m128 inputs/balls4-256.env", None, "balls4, 256x256"),
     "VOLREND": ("./VOLREND # inputs/phantom 8", None, "phantom 256x256x113"),
-    "WATER-NSQUARED": ("./WATER-NSQUARED", "inputs/parsec_simmedium", "3375"),
+    "WATER-NSQUARED": ("./WATER-NSQUARED", "inputs/n4096-p#", "4096"),
     "WATER-SPATIAL": ("./WATER-SPATIAL", "inputs/parsec_simlarge", "32768 (parsec_simlarge)"),
-    "CHOLESKY": ("./CHOLESKY -p# -t", "inputs/grid36.O", "grid 36^3"),
+    "CHOLESKY": ("./CHOLESKY -p# -t", "inputs/grid34.O", "grid 34^3"),
     "FFT": ("./FFT -p# -m22 -t", None, "-m22"),
     "LU-CONT": ("./LU -p# -n2048 -t", None, "2048"),
     "LU-NONCONT": ("./LU -p# -n2048 -t", None, "2048"),
@@ -135,9 +139,15 @@ def build(work, prefix):
 # Inputs written into a program's inputs/ folder before it runs: file name,
 # and the command (run there) that writes it if it is missing.
 GENERATED = {
+    "BARNES": ("n131072-p1", "sed 's/^16384$/131072/' n16384-p1 > n131072.tmp && "
+                             "mv n131072.tmp n131072-p1"),
+    "FMM": ("input.1.131072", "sed 's/^65536$/131072/' parsec_simmedium > i131072.tmp && "
+                              "mv i131072.tmp input.1.131072"),
+    "WATER-NSQUARED": ("n4096-p1", "sed 's/  3375  /  4096  /' parsec_simmedium > n4096.tmp && "
+                                   "mv n4096.tmp n4096-p1"),
     "VOLREND": ("phantom.den", f"{ROOT}/bench/volrend_phantom.py phantom.den 256 256 113"),
-    "CHOLESKY": ("grid36.O", f"{ROOT}/bench/cholesky_grid.py 36 36 36 > grid36.O.tmp && "
-                             "mv grid36.O.tmp grid36.O"),
+    "CHOLESKY": ("grid34.O", f"{ROOT}/bench/cholesky_grid.py 34 34 34 > grid34.O.tmp && "
+                             "mv grid34.O.tmp grid34.O"),
 }
 
 

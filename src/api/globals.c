@@ -13,6 +13,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -42,12 +43,17 @@ typedef struct span {
 
 typedef struct program {
     span data;      /* writable pages past RELRO */
+    uintptr_t anon; /* where its zero-filled pages begin (.bss past the file's bytes) */
     span plt;       /* .got.plt, or empty */
     int relro;      /* whether it has a RELRO part (holding .got) */
 } program;
 
 static span windows[REGION_WINDOWS];
+static uint32_t first[REGION_WINDOWS]; /* each window's first page in the region */
 static uint32_t nwindows;
+/* Where the program's zero-filled pages begin: one that no thread has
+ * touched yet holds zeros without being in memory. */
+static uintptr_t anon_lo;
 
 /* .got.plt: the loader's table of library functions, which every library
  * call reads (the fault handler's too). */
@@ -79,8 +85,10 @@ static int find_program(struct dl_phdr_info *info, size_t size, void *data)
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && !p->data.hi)
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && !p->data.hi) {
             p->data = (span){PAGE_DOWN(lo), PAGE_UP(lo + ph->p_memsz)};
+            p->anon = PAGE_UP(lo + ph->p_filesz);
+        }
         else if (ph->p_type == PT_GNU_RELRO)
             relro_end = PAGE_DOWN(lo + ph->p_memsz); /* what the loader protects */
         else if (ph->p_type == PT_DYNAMIC)
@@ -143,6 +151,33 @@ __attribute__((no_sanitize_address)) static void copy_pages(void *dst, const voi
         d[i] = s[i];
 }
 
+/* The pages of [lo, lo + n pages) that are in memory (mincore), or NULL
+ * if that cannot be told; free()d by the caller. */
+static unsigned char *resident(uintptr_t lo, uint32_t n)
+{
+    unsigned char *in = malloc(n);
+    if (in && mincore((void *)lo, (size_t)n << PAGE_SHIFT, in)) {
+        free(in);
+        in = NULL;
+    }
+    return in;
+}
+
+/* Copies the window's pages into the region, but for the zero-filled ones
+ * never touched, which hold zeros as the region's new pages do: RAYTRACE's
+ * 256 MiB array of per-process stacks, of which a run uses a few pages,
+ * was copied whole, and the copy allocated all of it. */
+static void copy_in(uint32_t page, uintptr_t lo, uint32_t n)
+{
+    unsigned char *in = resident(lo, n);
+    for (uint32_t k = 0; k < n; k++) {
+        uintptr_t at = lo + ((uintptr_t)k << PAGE_SHIFT);
+        if (!in || at < anon_lo || (in[k] & 1))
+            copy_pages(page_rt(page + k), (void *)at, PAGE_SIZE);
+    }
+    free(in);
+}
+
 /* A write that changes nothing, to the first byte of a page (which may be
  * a redzone under AddressSanitizer). */
 __attribute__((no_sanitize_address)) static void touch_page(char *page)
@@ -154,10 +189,11 @@ __attribute__((no_sanitize_address)) static void touch_page(char *page)
 /* Finds the windows; exits if the program cannot have its globals shared. */
 static uint32_t find_windows(void)
 {
-    program p = {{0, 0}, {0, 0}, 0};
+    program p = {.relro = 0};
     dl_iterate_phdr(find_program, &p);
     windows[0] = p.data;
     nwindows = p.data.hi > p.data.lo;
+    anon_lo = p.anon;
     cut((uintptr_t)__start_tsr_private_data, (uintptr_t)__stop_tsr_private_data);
     cut((uintptr_t)__start_tsr_private_bss, (uintptr_t)__stop_tsr_private_bss);
     /* A page the fault handler reads must never be invalid: the handler
@@ -195,7 +231,8 @@ void globals_share(void)
      * stdout) ever sees the pages empty. */
     for (uint32_t i = 0, at = 0; i < nwindows; i++) {
         uint32_t n = (uint32_t)((windows[i].hi - windows[i].lo) >> PAGE_SHIFT);
-        copy_pages(page_rt(first_page + at), (void *)windows[i].lo, (size_t)n << PAGE_SHIFT);
+        copy_in(first_page + at, windows[i].lo, n);
+        first[i] = first_page + at;
         region_add_window((char *)windows[i].lo, first_page + at, n);
         detect_add_window(first_page + at, n);
         at += n;
@@ -208,11 +245,26 @@ void globals_share(void)
     /* Node 0 is the home: a write to each page through the application
      * view makes its values a new version of every page, whose notices
      * reach the others at tsr_init's barrier, so their first access fetches
-     * node 0's globals whatever they did before tsr_init. */
-    if (cfg.node == 0)
+     * node 0's globals whatever they did before tsr_init. Alone, it has
+     * nobody to tell. */
+    if (cfg.node == 0 && cfg.nodes > 1)
         for (uint32_t p = first_page; p < first_page + pages; p++)
             touch_page(page_app(p));
     log_debug("TSR_SHARE_GLOBALS: %u page(s) of globals shared in %u window(s)", pages, nwindows);
+}
+
+/* Copies window i's pages out of the region into `copy` (zero-filled), but
+ * for the pages that are valid here and that the region never stored,
+ * which hold zeros; a stale page is read, which fetches it. */
+static void copy_out(char *copy, uint32_t i)
+{
+    uint32_t n = (uint32_t)((windows[i].hi - windows[i].lo) >> PAGE_SHIFT);
+    unsigned char *in = resident(windows[i].lo, n);
+    for (uint32_t k = 0; k < n; k++)
+        if (!in || (in[k] & 1) || detect_access_of(first[i] + k) == ACCESS_NONE)
+            copy_pages(copy + ((size_t)k << PAGE_SHIFT),
+                       (void *)(windows[i].lo + ((uintptr_t)k << PAGE_SHIFT)), PAGE_SIZE);
+    free(in);
 }
 
 void globals_unshare(void)
@@ -222,7 +274,7 @@ void globals_unshare(void)
         char *copy = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (copy == MAP_FAILED)
             log_die("tsr_finalize: cannot keep the shared globals: %m");
-        copy_pages(copy, (void *)windows[i].lo, len); /* fetches what is stale */
+        copy_out(copy, i);
         /* Moved, not copied again: the private pages take the copy's place. */
         if (mremap(copy, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)windows[i].lo) ==
             MAP_FAILED)

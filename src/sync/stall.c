@@ -296,6 +296,8 @@ static void watched(waiter *w)
 
 static void watch(waiter *w, int lock, int what, int from)
 {
+    if (!atomic_load(&w->pending)) /* answered before the wait: nothing to watch */
+        return;
     if (pthread_mutex_trylock(&asking)) {
         waiter_wait(w);
         return;

@@ -35,6 +35,8 @@
 #include "util/thread.h"
 
 STATS_COUNTER(replies_taken, "replies the waiting thread took off the link itself (shm, tcp)");
+STATS_COUNTER(reply_waits, "waits of this node's threads for answers not yet in, each of which "
+                           "lets the comm thread poll (TSR_PROGRESS=hybrid)");
 STATS_COUNTER(comm_wakeups, "sleeping comm threads this node woke, its own or a peer's (shm doorbells)");
 STATS_COUNTER(polls, "polls (tsr_poll) that found messages waiting and the comm thread asleep");
 STATS_COUNTER(polled_messages, "messages an application thread delivered in a poll");
@@ -192,7 +194,11 @@ void core_replies_end(int peer) { backend->poll_end(peer); }
 
 unsigned core_take_yield(void) { return backend->take_yield; }
 
-void core_wait_begin(void) { atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed); }
+void core_wait_begin(void)
+{
+    atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed);
+    COUNTER_ADD(reply_waits, 1);
+}
 
 void core_wait_end(void) { atomic_fetch_sub_explicit(&waiting, 1, memory_order_relaxed); }
 
@@ -532,6 +538,7 @@ void transport_start(void)
         log_die("cannot set up the transport: out of memory");
     sendq_init();
     stats_register(&replies_taken);
+    stats_register(&reply_waits);
     stats_register(&comm_wakeups);
     stats_register(&polls);
     stats_register(&polled_messages);
