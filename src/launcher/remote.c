@@ -205,8 +205,9 @@ static int quote(char *buf, size_t len, size_t *at, const char *s)
 
 /* The remote command. TSR_* variables travel with it, except the secret
  * (on standard input), TSR_ADDR (an address of this host only) and
- * TSR_SSH (meaningless there); the program runs under `setarch -R`
- * (util-linux) unless TSR_ASLR=keep. */
+ * TSR_SSH (meaningless there), and so do UCX_* (UCX_TLS, and the
+ * UCX_MEM_EVENTS=no tsrun sets: sshd starts the node with neither); the
+ * program runs under `setarch -R` (util-linux) unless TSR_ASLR=keep. */
 static int remote_command(char *buf, size_t len, char *const argv[])
 {
     char cwd[4096];
@@ -217,8 +218,9 @@ static int remote_command(char *buf, size_t len, char *const argv[])
     int bad = append(buf, len, &at, "cd") || quote(buf, len, &at, cwd) ||
               append(buf, len, &at, " && exec env");
     for (char **e = environ; !bad && *e; e++)
-        if (!strncmp(*e, "TSR_", 4) && strncmp(*e, "TSR_SECRET=", 11) &&
-            strncmp(*e, "TSR_ADDR=", 9) && strncmp(*e, "TSR_SSH=", 8))
+        if ((!strncmp(*e, "TSR_", 4) && strncmp(*e, "TSR_SECRET=", 11) &&
+             strncmp(*e, "TSR_ADDR=", 9) && strncmp(*e, "TSR_SSH=", 8)) ||
+            !strncmp(*e, "UCX_", 4))
             bad = quote(buf, len, &at, *e);
     /* The node's layout must match the others' (api/layout.c): sshd starts
      * it afresh, so the remote side turns randomisation off itself. */
