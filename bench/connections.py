@@ -6,9 +6,9 @@ For each node count and each TSR_CONNECT (start: the mesh; demand: a link
 when a node first sends to a peer), under TSR_TRANSPORT=tcp:
 
   SOR       `build/apps/sor ROWS COLS ITERS` (--sor), the nodes' counters
-            in TSR_STATS_JSON: peer_connections at node 0 (which every
-            node asks at start-up) and the median and largest at the other
-            nodes; crossed_connections summed over the job
+            in TSR_STATS_JSON: peer_connections at node 0 (the barrier
+            tree's root) and the median and largest at the other nodes;
+            crossed_connections summed over the job
   start-up  bench/scale_startup.py's job (join, a lock, two barriers):
             seconds until node 0 prints its PASS, and each node's peak
             resident memory, mean (every link holds a 256 KiB receive

@@ -3,19 +3,19 @@
  * and barriers, must leave each node linked to the peers it talked to and
  * no others: under TSR_CONNECT=demand a node's TCP connections
  * (peer_connections) are at most those to its ring neighbours and
- * heartbeat watchers (i-2..i+2), its barrier tree's parent and children
- * (sync/tree.h), and node 0, which every node asks at start-up (its
- * clock, MSG_CLOCK_ASK, and its layout, MSG_LAYOUT), so that node 0 itself
- * still talks to all N - 1; under the mesh of TSR_CONNECT=start every node
- * has N - 1. `all`: every node reads every node's page after each barrier,
- * so that pairs connect to each other at once from both sides, and every
- * node ends with N - 1 connections, one per pair (crossed_connections
- * counts the crossings). Every value read is checked, so the links carry
- * the job's pages byte for byte. A node whose wait in a barrier passed a
- * second asked every node where it was (stall_rounds: sync/stall.c's
- * deadlock finder, which a loaded machine sets off), so each such node
- * adds one to every bound, and has N - 1 itself. Prints each node's count
- * and its bound. */
+ * heartbeat watchers (i-2..i+2) and its barrier tree's parent and children
+ * (sync/tree.h), node 0 included: the start-up's exchanges (node 0's
+ * layout, MSG_LAYOUT, and the clock, MSG_CLOCK_ASK) go down that tree, where
+ * every node used to send them to node 0; under the mesh of
+ * TSR_CONNECT=start every node has N - 1. `all`: every node reads every
+ * node's page after each barrier, so that pairs connect to each other at
+ * once from both sides, and every node ends with N - 1 connections, one
+ * per pair (crossed_connections counts the crossings). Every value read is
+ * checked, so the links carry the job's pages byte for byte. A node whose
+ * wait in a barrier passed a second asked every node where it was
+ * (stall_rounds: sync/stall.c's deadlock finder, which a loaded machine
+ * sets off), so each such node adds one to every bound, and has N - 1
+ * itself. Prints each node's count and its bound. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +35,7 @@ static int allowed_peers(int me, int n)
     for (int k = -2; k <= 2; k++)
         may[((me + k) % n + n) % n] = 1;
     tree_place(me, n, &parent, &hi);
-    may[parent] = may[0] = 1;
+    may[parent] = 1;
     for (int c = tree_children(me, hi, child, child_hi); c > 0; c--)
         may[child[c - 1]] = 1;
     may[me] = 0;
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
     for (int j = 0; j < n; j++)
         askers += j != me && asked[j];
     const char *mode = getenv("TSR_CONNECT");
-    int bounded = !(mode && !strcmp(mode, "start")) && me && !all && !asked[me];
+    int bounded = !(mode && !strcmp(mode, "start")) && !all && !asked[me];
     uint64_t bound = (uint64_t)n - 1;
     if (bounded && allowed_peers(me, n) + askers < n - 1)
         bound = (uint64_t)(allowed_peers(me, n) + askers);
