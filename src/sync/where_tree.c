@@ -4,7 +4,6 @@
  */
 #include "sync/where_tree.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,15 +87,14 @@ static void on_where_ask(int src, const tsr_msg_hdr *h, void *payload)
         send_batch(asker, p);
 }
 
-/* Whether `src` owes question `p` an answer; if so, it no longer does. */
-static int owed(passing *p, int src)
+/* Where `src` is among the neighbours that owe question `p` an answer, or
+ * -1. */
+static int owing(const passing *p, int src)
 {
     for (int i = 0; i < p->nwaits; i++)
-        if (p->waits[i] == src) {
-            p->waits[i] = p->waits[--p->nwaits];
-            return 1;
-        }
-    return 0;
+        if (p->waits[i] == src)
+            return i;
+    return -1;
 }
 
 /* An entry's rule (msg.h, MSG_WHERE): checked where the batch ends. */
@@ -131,14 +129,13 @@ static void on_where(int src, const tsr_msg_hdr *h, void *payload)
     passing *p = &pass[asker];
     if (h->arg[0] < p->gen) /* late, for a question its asker replaced: not forged */
         return;
-    if (!p->open || p->gen != h->arg[0] || !owed(p, src)) {
-        am_reject(src, h, "a stall answer to no question passed on");
+    int k = p->open && p->gen == h->arg[0] ? owing(p, src) : -1;
+    if (k < 0 || n > (uint64_t)cfg.nodes - p->ngot) {
+        am_reject(src, h, "a stall answer to no question passed on, or with more nodes than "
+                          "the job's");
         return;
     }
-    if (n > (uint64_t)cfg.nodes - p->ngot) {
-        am_reject(src, h, "more stall answers than nodes");
-        return;
-    }
+    p->waits[k] = p->waits[--p->nwaits];
     grow(p, (uint32_t)n);
     memcpy(p->got + p->ngot, e, h->len);
     p->ngot += (uint32_t)n;
