@@ -53,7 +53,9 @@ static struct {
     int *cycle;
 } ask = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-#define ANSWER_WAIT_S 1.0 /* a node whose comm thread is stuck does not answer */
+/* A node whose comm thread is stuck does not answer: a round waits this
+ * long for each level of the barrier tree its question passes. */
+#define ANSWER_WAIT_S 1.0
 #define DETAILED 4        /* nodes described in full in one report */
 /* A wait this long is looked at for a deadlock, and again after twice as
  * long each time. A look asks every node, so while N nodes wait the looks
@@ -151,7 +153,7 @@ static void ask_everyone(int lock)
     waiter_init(&ask.w, (uint32_t)where_tree_neighbours()); /* a batch from each */
     pthread_mutex_unlock(&ask.mu);
     where_tree_ask(gen, lock);
-    waiter_wait_until(&ask.w, now_s() + ANSWER_WAIT_S);
+    waiter_wait_until(&ask.w, now_s() + ANSWER_WAIT_S * where_tree_levels());
     pthread_mutex_lock(&ask.mu);
     ask.open = 0;
     pthread_mutex_unlock(&ask.mu);

@@ -160,6 +160,14 @@ void where_tree_init(where_own_fn own, where_take_fn take)
 
 int where_tree_neighbours(void) { return nnbr; }
 
+int where_tree_levels(void)
+{
+    int levels = 1, parent, hi;
+    for (int j = cfg.nodes - 1; j > 0; j = parent, levels++)
+        tree_place(j, cfg.nodes, &parent, &hi);
+    return levels > 2 ? levels - 1 : 1;
+}
+
 void where_tree_ask(uint64_t gen, int lock)
 {
     for (int i = 0; i < nnbr; i++)

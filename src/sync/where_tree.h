@@ -33,6 +33,9 @@ typedef void (*where_take_fn)(uint64_t gen, const where_entry *e, uint32_t n);
 void where_tree_init(where_own_fn own, where_take_fn take);
 /* How many tree neighbours this node has: batches answering its question. */
 int where_tree_neighbours(void);
+/* The tree's levels below node 0 (at least 1): a question and its answers
+ * pass at most twice as many edges each way. */
+int where_tree_levels(void);
 /* Sends this node's question `gen` about `lock` to its tree neighbours. */
 void where_tree_ask(uint64_t gen, int lock);
 
