@@ -82,17 +82,19 @@ void clock_init(void)
     am_register(MSG_CLOCK, on_clock);
 }
 
-/* The estimate is known: answers the questions that waited for it. */
+/* The estimate is known: answers the questions that waited for it, after
+ * mu, which the comm thread takes (once `known` is set it answers itself,
+ * and no question joins `asked`). */
 static void known(int64_t offset, uint64_t rtt)
 {
     pthread_mutex_lock(&est.mu);
     est.offset = offset;
     est.rtt = rtt;
     est.known = 1;
+    pthread_mutex_unlock(&est.mu);
     for (int j = 0; j < cfg.nodes; j++)
         if (est.asked[j])
             answer(j, est.asked[j]);
-    pthread_mutex_unlock(&est.mu);
     trace_set_offset(offset, rtt);
 }
 
