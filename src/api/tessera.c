@@ -24,6 +24,7 @@
 #include "stats/trace.h"
 #include "sync/stall.h"
 #include "sync/sync.h"
+#include "sync/tree.h"
 #include "transport/clock.h"
 #include "transport/core.h"
 #include "transport/transport.h"
@@ -100,9 +101,11 @@ int tsr_init(int *argc, char ***argv)
     globals_share();
     peers_share();
     transport_start();
-    clock_measure();
+    int parent, hi;
+    tree_place(cfg.node, cfg.nodes, &parent, &hi);
+    clock_measure(parent);
     mc_check();
-    layout_send();
+    layout_check();
     coll_sig sig = coll_sig_of(COLL_INIT, 0, NULL);
     barrier_collective(&sig);
     transport_started();

@@ -181,6 +181,28 @@ static void make_rings(void)
                strerror(errno));
 }
 
+/* Whether the nodes' tcp links open on demand (boot/boot.c's choice, made
+ * here before anything starts): TSR_CONNECT is not `start`, and the
+ * transport is tcp, or auto with no rings (make_rings) and no host running
+ * two nodes; shm, udp and ucx keep the mesh. */
+static int links_on_demand(void)
+{
+    const char *c = getenv("TSR_CONNECT"), *t = getenv("TSR_TRANSPORT");
+    if (opt.n == 1 || (c && !strcmp(c, "start")))
+        return 0;
+    if (t && !strcmp(t, "tcp"))
+        return 1;
+    if ((t && *t && strcmp(t, "auto")) || rings_fd >= 0)
+        return 0;
+    for (int i = 0; i < opt.n; i++)
+        for (int j = 0; j < i; j++) {
+            const char *a = remote_host(i), *b = remote_host(j);
+            if (a == b || (a && b && !strcmp(a, b)))
+                return 0;
+        }
+    return 1;
+}
+
 /* In node i about to start: what tells it its place in the job, and the
  * rings, kept open across exec. Returns 0, or -1 if the environment could
  * not grow (setenv allocates), which the node must not start without. */
@@ -571,10 +593,11 @@ int main(int argc, char **argv)
     char why[256];
     uint32_t listen_addr;
     refuse_if(remote_setup(opt.n, &listen_addr, why, sizeof why), why);
-    if (budget_fit(opt.n, 2 * opt.prefix + remote_pipes_per_node(), why, sizeof why))
+    make_rings();
+    if (budget_fit(opt.n, 2 * opt.prefix + remote_pipes_per_node(), links_on_demand(), why,
+                   sizeof why))
         refuse("%s", why);
     make_secret();
-    make_rings();
     nodes = calloc((size_t)opt.n, sizeof *nodes);
     if (!nodes)
         refuse("out of memory for %d nodes", opt.n);

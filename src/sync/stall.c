@@ -1,7 +1,8 @@
 /*
  * stall.c - the stall detector and deadlock finder (stall.h): questions to
- * every node when a wait is long, a report of whom this node waits for, and
- * a stop when the answers show a cycle of waits (deadlock.c).
+ * every node when a wait is long (over the barrier tree, where_tree.c), a
+ * report of whom this node waits for, and a stop when the answers show a
+ * cycle of waits (deadlock.c).
  */
 #include "sync/stall.h"
 
@@ -15,6 +16,7 @@
 #include "sync/local_wait.h"
 #include "sync/sync.h"
 #include "sync/where.h"
+#include "sync/where_tree.h"
 #include "transport/transport.h"
 #include "util/config.h"
 #include "util/cpu.h"
@@ -51,7 +53,9 @@ static struct {
     int *cycle;
 } ask = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-#define ANSWER_WAIT_S 1.0 /* a node whose comm thread is stuck does not answer */
+/* A node whose comm thread is stuck does not answer: a round waits this
+ * long for each level of the barrier tree its question passes. */
+#define ANSWER_WAIT_S 1.0
 #define DETAILED 4        /* nodes described in full in one report */
 /* A wait this long is looked at for a deadlock, and again after twice as
  * long each time. A look asks every node, so while N nodes wait the looks
@@ -109,36 +113,22 @@ static void where_now(where_rec *r, int asked)
     r->moves = atomic_load(&here.moves);
 }
 
-/* The lock asked about is a slot or -1 (ARG_LOCK_OR_NONE). */
-static void on_where_ask(int src, const tsr_msg_hdr *h, void *payload)
+/* A batch of answers to the question now asked, each node's once: a late
+ * batch, or a repeated node, changes nothing. */
+static void take_batch(uint64_t gen, const where_entry *e, uint32_t n)
 {
-    where_rec r;
-    where_now(&r, (int)(int64_t)h->arg[1]);
-    am_send(src, MSG_WHERE, h->arg[0], 0, 0, &r, sizeof r);
-}
-
-/* An answer to the question now asked, once per node: a late, repeated or
- * unasked one changes nothing. */
-static void on_where(int src, const tsr_msg_hdr *h, void *payload)
-{
-    const where_rec *r = payload;
     pthread_mutex_lock(&ask.mu);
-    uint64_t gen = ask.gen, open = ask.open;
-    int fits = open && h->arg[0] == open && h->len == sizeof(where_rec) &&
-               !ask.rec[src].answered && r->answered && r->wait >= 0 && r->wait < WAIT_KINDS &&
-               r->from >= -1 && r->from < cfg.nodes && r->thread >= 0;
-    if (fits) {
-        memcpy(&ask.rec[src], payload, sizeof(where_rec));
+    if (ask.open && gen == ask.open) {
+        for (uint32_t i = 0; i < n; i++)
+            if (!ask.rec[e[i].node].answered)
+                ask.rec[e[i].node] = e[i].rec;
         waiter_done(&ask.w); /* this round's: the next begins under mu */
     }
     pthread_mutex_unlock(&ask.mu);
-    /* An answer to a round that gave up waiting is late, not forged. */
-    if (!fits && (!h->arg[0] || h->arg[0] > gen || h->arg[0] == open))
-        am_reject(src, h, "not one answer to the question asked");
 }
 
-STATS_COUNTER(stall_rounds, "rounds of questions to every other node about a long wait "
-                             "(stall report, deadlock finder)");
+STATS_COUNTER(stall_rounds, "rounds of questions to every other node, over the barrier tree, "
+                             "about a long wait (stall report, deadlock finder)");
 
 void stall_init(void)
 {
@@ -149,23 +139,21 @@ void stall_init(void)
     ask.cycle = calloc(n, sizeof *ask.cycle);
     if (!ask.rec || !ask.prev || !ask.cycle)
         log_die("out of memory (stall detector)");
-    am_register(MSG_WHERE_ASK, on_where_ask);
-    am_register(MSG_WHERE, on_where);
+    where_tree_init(where_now, take_batch);
 }
 
-/* Asks every other node where it is; fills ask.rec (answered = 0: silent). */
+/* Asks every other node where it is, over the barrier tree (where_tree.h);
+ * fills ask.rec (answered = 0: silent). */
 static void ask_everyone(int lock)
 {
     COUNTER_ADD(stall_rounds, 1);
     pthread_mutex_lock(&ask.mu);
     uint64_t gen = ask.open = ++ask.gen;
     memset(ask.rec, 0, (size_t)cfg.nodes * sizeof *ask.rec);
-    waiter_init(&ask.w, (uint32_t)cfg.nodes - 1);
+    waiter_init(&ask.w, (uint32_t)where_tree_neighbours()); /* a batch from each */
     pthread_mutex_unlock(&ask.mu);
-    for (int j = 0; j < cfg.nodes; j++)
-        if (j != cfg.node)
-            am_send(j, MSG_WHERE_ASK, gen, (uint64_t)(int64_t)lock, 0, NULL, 0);
-    waiter_wait_until(&ask.w, now_s() + ANSWER_WAIT_S);
+    where_tree_ask(gen, lock);
+    waiter_wait_until(&ask.w, now_s() + ANSWER_WAIT_S * where_tree_levels());
     pthread_mutex_lock(&ask.mu);
     ask.open = 0;
     pthread_mutex_unlock(&ask.mu);

@@ -1,8 +1,9 @@
 /*
  * stall.h - the stall detector. A node that waits in a collective call or
- * for a lock longer than a second asks every other node where it is (the
- * last collective call it entered, whether it is still in it, the lock it
- * waits for, the locks it holds) and looks for a cycle of nodes each
+ * for a lock longer than a second asks every other node, over the barrier
+ * tree (where_tree.h), where it is (the last collective call it entered,
+ * whether it is still in it, the lock it waits for, the locks it holds)
+ * and looks for a cycle of nodes each
  * waiting for the next (deadlock.c): found twice over with none of them
  * moved, it stops the job naming every node of the cycle. Waits for a
  * message (jia_recv, jia_wait, Tmk_lock_cond_wait) are watched the same

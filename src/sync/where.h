@@ -1,6 +1,7 @@
 /*
- * where.h - where a node is, as the stall detector asks it (MSG_WHERE's
- * payload), and the deadlock finder that reads the answers (deadlock.c).
+ * where.h - where a node is, as the stall detector asks it (the record of
+ * MSG_WHERE's entries, where_tree.h), and the deadlock finder that reads
+ * the answers (deadlock.c).
  */
 #ifndef TSR_WHERE_H
 #define TSR_WHERE_H

@@ -2,10 +2,14 @@
 # TCP connections on demand (TSR_CONNECT=demand, docs/ARCHITECTURE.md,
 # "Connections on demand"), counted by the runtime (peer_connections,
 # crossed_connections), not timed:
-# - a stencil over ring neighbours at 16 and 32 nodes leaves every node
-#   but node 0 (which every node asks at start-up) linked only to its
-#   neighbours, watchers and barrier tree (tests/mp/conn_neighbours), with
-#   every value read exact; the mesh (TSR_CONNECT=start) has N - 1 each;
+# - a stencil over ring neighbours at 16 and 32 nodes leaves every node,
+#   node 0 too (the start-up's layout and clock go down the barrier tree),
+#   linked only to its neighbours, watchers and barrier tree
+#   (tests/mp/conn_neighbours), with every value read exact; the mesh
+#   (TSR_CONNECT=start) has N - 1 each;
+# - the same at 16 nodes while 15 nodes wait over a second in a barrier,
+#   each asking every node where it is (the deadlock finder, over the
+#   barrier tree): no more links;
 # - every node reading every node's page at once: the pairs connect from
 #   both sides, the crossings leave one connection per pair, values exact;
 # - a node stopped before anyone connected to it: the first node to need
@@ -18,15 +22,18 @@ count_test() { # nodes mode TSR_CONNECT
         >"$LOG/out" 2>&1
     local rc=$? pass; pass=$(grep -c ': PASS$' "$LOG/out")
     local most; most=$(awk '/^node/ && $2 != "0:" {if ($3 > m) m = $3} END {print m + 0}' "$LOG/out")
+    local zero; zero=$(awk '/^node 0:/ {print $3}' "$LOG/out")
     local crossed; crossed=$(sed -n 's/.*, \([0-9]*\) crossed,.*/\1/p' "$LOG/out" | awk '{s += $1} END {print s + 0}')
+    local rounds; rounds=$(sed -n 's/.*, \([0-9]*\) stall rounds,.*/\1/p' "$LOG/out" | awk '{s += $1} END {print s + 0}')
     if [ $rc -eq 0 ] && [ "$pass" -eq "$1" ]; then
-        ok "$name (nodes 1-$(($1 - 1)): at most $most connections; $crossed crossed)"
+        ok "$name (node 0: $zero connections, nodes 1-$(($1 - 1)): at most $most; $crossed crossed; $rounds stall rounds)"
     else
         bad "$name (exit $rc, $pass of $1 passed)" "$LOG/out"
     fi
 }
 count_test 16 ring demand
 count_test 32 ring demand
+count_test 16 stall demand
 count_test 16 ring start
 count_test 12 all demand
 

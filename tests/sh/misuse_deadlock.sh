@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Misuse that used to hang ends with a message within 10 s, with the
 # default settings: a deadlock between a lock and a barrier, and among the
-# locks of several nodes, names every node of the cycle (sync/deadlock.c);
+# locks of several nodes (12 of them: two levels of the barrier tree the
+# questions pass), names every node of the cycle (sync/deadlock.c);
 # tsr_finalize while holding a lock names the lock; a Tessera call from a
 # child made by fork() is refused, naming the call, and the job goes on. A
 # lock held long while others wait is no deadlock. A node that stops on an
@@ -20,6 +21,11 @@ within "a cycle of locks, 2 nodes" fail \
 within "a cycle of locks, 3 nodes" fail \
     "stopping: deadlock between nodes 0, 1 and 2: node 0 waits for lock 1, held by node 1; node 1 waits for lock 2, held by node 2; node 2 waits for lock 0, held by node 0" \
     $TSRUN -n 3 $P deadlock_locks
+# 12 nodes: the questions pass two levels of the barrier tree
+# (sync/where_tree.c), and the cycle needs every node's answer.
+within "a cycle of locks, 12 nodes" fail \
+    "stopping: deadlock between nodes 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 11: node 0 waits for lock 1, held by node 1; .* node 11 waits for lock 0, held by node 0" \
+    env TSR_TRANSPORT=tcp $TSRUN -n 12 $P deadlock_locks
 within "a cycle of locks over udp" fail "stopping: deadlock between nodes 0, 1 and 2" \
     env TSR_TRANSPORT=udp $TSRUN -n 3 $P deadlock_locks
 if grep -q "node 0 waits.*node [1-3] waits" "$LOG/out"; then ok "every node of the cycle named"

@@ -49,6 +49,23 @@ else
     bad "trace/a full buffer drops events and says so" "$LOG/out"
 fi
 
+# The clock offsets come down the barrier tree (transport/clock.c): at 12
+# nodes nodes 4, 8 and 11 ask a child of node 0, not node 0. On one host the
+# clocks are one, so each estimate must be within its stated error, half
+# the round trips it was measured in, which a wrong sum along the path
+# breaks.
+T=$LOG/clock.json
+if timeout -k 2 60 $TSRUN -n 12 --trace "$T" $B/tests/mp/startup >"$LOG/out" 2>&1; then
+    check "trace/12 nodes: every clock offset within half its round trips" python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["otherData"]["clock"]
+bad = [x for x in c if x["node"] and not (0 < x["rtt_ns"] and 2 * abs(x["offset_ns"]) <= x["rtt_ns"] + 2)]
+assert len(c) == 12 and not bad, bad
+print("largest offset %d ns, largest bound %d ns" % (max(abs(x["offset_ns"]) for x in c), max(x["rtt_ns"] for x in c) // 2))' "$T"
+else
+    bad "trace/12 nodes traced" "$LOG/out"
+fi
+
 # Killed mid-run: node 1 dies by SIGKILL once every node is ready.
 T=$LOG/killed.json
 start "$LOG/kout" "$LOG/kerr" $TSRUN -n 3 --trace "$T" $B/tests/mp/sleeper 60
