@@ -230,6 +230,9 @@ int hlrc_put_diffs(int home, const outbox *box)
             log_die("node %d took a one-sided diff for page %u, which it does not keep as this "
                     "node does", home, pages[i]);
         hlrc_diff_acked(pages[i], old[i] + 1, versioned_at_home(&meta[i], pages[i], home));
+        /* A copy not kept is dropped (the file's comment): nothing else
+         * would invalidate it, this node's own notice least of all. */
+        hlrc_invalidate(pages[i], old[i] + 1);
     }
     if (!failed)
         COUNTER_ADD(diffs_put_onesided, n);
