@@ -55,8 +55,14 @@
  * sticky at the increment, and the next release that looks at it, as
  * any release after a write of the home's does, takes the mark and
  * versions it, as on_diff's hlrc_note_copied makes it. A sticky page
- * takes the runs too, but the copy is not kept: its notice covers it, as
- * a copy by message whose home went further than one version.
+ * takes the runs too, but the copy is not kept. A copy not kept is
+ * invalidated at once: left at its old version, the only newer notice
+ * may be this node's own, which no grant brings back, and a sticky
+ * page's later writes at the home are never versioned (nothing puts it
+ * on the copied ring), so the copy would stay valid and its next diff
+ * would write stale bytes over the home's. Fetched again, by message
+ * (serving a sticky page protects it and notes the copy) or one-sided
+ * (with its mark), the new copy is one the home knows of.
  */
 #include <stdatomic.h>
 #include <stddef.h>
