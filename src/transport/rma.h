@@ -27,8 +27,12 @@ enum { RMA_PAGES, RMA_META, RMA_MARKS, RMA_SEGS };
  * RMA_PUT: from buf; RMA_INC32: adds 1 to the aligned 32-bit word there
  * (len 4), atomically with the peer's own atomics on it, and leaves its
  * old value in buf. `fence`: not begun at the peer before every earlier
- * operation of its batch has completed there. */
-enum { RMA_GET, RMA_PUT, RMA_INC32 };
+ * operation of its batch has completed there (UCX's fence, which UCX 1.13
+ * keeps only among the operations of one of its transports). RMA_FLUSH,
+ * last of its batch only (its other fields unused): the batch ends only
+ * once every earlier operation has completed at the peer, whatever
+ * transports UCX took, as a put's own completion does not say. */
+enum { RMA_GET, RMA_PUT, RMA_INC32, RMA_FLUSH };
 typedef struct rma_op {
     void *buf;
     uint64_t off;

@@ -29,6 +29,7 @@
     X(ucp_worker_fence) \
     X(ucp_ep_create) \
     X(ucp_ep_close_nbx) \
+    X(ucp_ep_flush_nbx) \
     X(ucp_am_send_nbx) \
     X(ucp_get_nbx) \
     X(ucp_put_nbx) \

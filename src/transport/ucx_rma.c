@@ -175,11 +175,15 @@ static void op_done(void *request, ucs_status_t status, void *user_data)
     op_ended(b);
 }
 
-/* Whether node lets this node do op: inside its segment, a put where it
- * accepts them, an increment of an aligned word where it accepts them. */
-static int allowed(int node, const rma_op *op)
+/* Whether node lets this node do op i of b: inside its segment, a put
+ * where it accepts them, an increment of an aligned word where it accepts
+ * them; a flush that ends the batch. */
+static int allowed(const rma_batch *b, int i)
 {
-    const remote_seg *r = op->seg < RMA_SEGS ? &remote[node][op->seg] : NULL;
+    const rma_op *op = &b->ops[i];
+    if (op->kind == RMA_FLUSH)
+        return i == b->n - 1;
+    const remote_seg *r = op->seg < RMA_SEGS ? &remote[b->node][op->seg] : NULL;
     if (!r || !r->rkey || op->off > r->len || op->len > r->len - op->off)
         return 0;
     switch (op->kind) {
@@ -212,6 +216,8 @@ static int issue(rma_batch *b, const rma_op *op)
         prm.datatype = ucp_dt_make_contig(4);
         prm.reply_buffer = op->buf;
         q = ucx_api.ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &one, 1, at, r->rkey, &prm);
+    } else if (op->kind == RMA_FLUSH) {
+        q = ucx_api.ucp_ep_flush_nbx(ep, &prm);
     } else if (op->kind == RMA_PUT) {
         q = ucx_api.ucp_put_nbx(ep, op->buf, op->len, at, r->rkey, &prm);
     } else {
@@ -229,7 +235,7 @@ static void run_batch(rma_batch *b)
 {
     atomic_store(&b->pending, 1); /* held until every operation is issued */
     for (int i = 0; i < b->n; i++)
-        if (!allowed(b->node, &b->ops[i]))
+        if (!allowed(b, i))
             atomic_store(&b->failed, 1);
     for (int i = 0; i < b->n && !b->failed; i++) {
         if (b->ops[i].fence && i > 0)

@@ -51,12 +51,18 @@ static void check_writes(int peer, uint32_t p, int writable, char *want)
     rma_op ops[3] = {{&z, (uint64_t)p << PAGE_SHIFT, 1, RMA_PAGES, RMA_PUT, 0},
                      {&old, version, 4, RMA_META, RMA_INC32, 1},
                      {&m, (uint64_t)p * sizeof m, sizeof m, RMA_META, RMA_GET, 1}};
+    rma_op flushed[2] = {ops[0], {NULL, 0, 0, RMA_PAGES, RMA_FLUSH, 0}};
+    rma_op early[2] = {flushed[1], get};
+    expect(transport_rma(peer, early, 2) == -1, "a flush before its batch's end was not refused");
     if (!writable) {
         expect(transport_rma(peer, ops, 1) == -1, "a put to the peer's pages was not refused");
         expect(transport_rma(peer, ops + 1, 1) == -1, "an increment was not refused");
         return;
     }
     want[0] = z;
+    expect(transport_rma(peer, flushed, 2) == 0 && transport_rma(peer, &get, 1) == 0 &&
+               !memcmp(buf, want, PAGE),
+           "a put and a flush ended before the put landed");
     expect(transport_rma(peer, ops, 3) == 0 && transport_rma(peer, &get, 1) == 0 &&
                !memcmp(buf, want, PAGE) && m.version == old + 1,
            "a put to the peer's page and an increment of its version did not land");

@@ -35,12 +35,16 @@
  * sees the page sticky, or the release sees the mark. Replicated and
  * multicast sections ask by message, as TSR_FETCH=direct on one host.
  *
- * A release writes its diffs for one home in one batch, in three groups:
+ * A release writes its diffs for one home in two batches, three groups:
  *
- *   put mark[p] = 1, put each run of p's diff;  fence;
+ *   put mark[p] = 1, put each run of p's diff;  flush;
  *   get meta[p] (state);  fence;  increment meta[p].version (old value u)
  *
- * The home's version goes to u + 1 only once the runs are in place, so a
+ * The first batch ends with a flush, not a fence: a put's completion is
+ * only local, and UCX 1.13's fence orders only the operations that one of
+ * its transports carries (on a fabric whose atomics take another lane
+ * than its puts, an increment could overtake the runs). So the home's
+ * version goes to u + 1 only once the runs are in place, and a
  * reader that reads a version at least u + 1 (before the bytes, as every
  * reader does) copies them whole; one that read less holds a copy older
  * than u + 1, which the notice (p, u + 1) invalidates. Two writers of one
@@ -184,10 +188,11 @@ static long count_runs(const outbox *box)
     return runs;
 }
 
-/* Fills ops with box's batch (the file's comment): its three groups, the
- * pages' entries into meta and old versions into old; returns its length. */
+/* Fills ops with box's two batches (the file's comment), the first
+ * *split long: the pages' entries into meta and old versions into old;
+ * returns their length. */
 static int plan_puts(const outbox *box, rma_op *ops, page_meta *meta, uint32_t *old,
-                     uint32_t *pages)
+                     uint32_t *pages, int *split)
 {
     static const uint8_t one = 1;
     size_t pos = 0;
@@ -204,6 +209,8 @@ static int plan_puts(const outbox *box, rma_op *ops, page_meta *meta, uint32_t *
                                 n, RMA_PAGES, RMA_PUT, 0};
         }
     }
+    ops[k++] = (rma_op){NULL, 0, 0, RMA_PAGES, RMA_FLUSH, 0};
+    *split = k;
     for (uint32_t i = 0; i < box->count; i++)
         ops[k++] = (rma_op){&meta[i], (uint64_t)pages[i] * sizeof(page_meta), sizeof(page_meta),
                             RMA_META, RMA_GET, i == 0};
@@ -223,14 +230,15 @@ int hlrc_put_diffs(int home, const outbox *box)
     uint32_t n = box->count;
     if (runs < 0)
         log_die("a malformed diff of this node's own, for node %d", home);
-    rma_op *ops = malloc(((size_t)runs + 3 * n) * sizeof *ops);
+    rma_op *ops = malloc(((size_t)runs + 3 * n + 1) * sizeof *ops);
     page_meta *meta = malloc(n * sizeof *meta);
     uint32_t *old = malloc(n * sizeof *old), *pages = malloc(n * sizeof *pages);
     if (!ops || !meta || !old || !pages)
         log_die("out of memory (one-sided diffs of %u pages)", n);
     /* A batch that failed wrote what a message then writes again, and may
      * have skipped versions: its copies are invalidated for nothing. */
-    int failed = transport_rma(home, ops, plan_puts(box, ops, meta, old, pages));
+    int split, len = plan_puts(box, ops, meta, old, pages, &split);
+    int failed = transport_rma(home, ops, split) || transport_rma(home, ops + split, len - split);
     for (uint32_t i = 0; i < n && !failed; i++) {
         if (!homed_there(&meta[i], pages[i], home))
             log_die("node %d took a one-sided diff for page %u, which it does not keep as this "
