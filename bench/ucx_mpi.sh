@@ -3,8 +3,8 @@
 # over UCX, both with UCX_TLS=tcp, between network-namespace hosts
 # (tests/netns.sh: one bridge, nothing routed out), one node or rank per
 # host, at 2 and 4 hosts, on the apps' quick inputs (default SOR, LU, CG).
-# Tessera runs TSR_TRANSPORT=ucx through tsrun --hostfile (pages read
-# one-sided, the default); MPI runs mpirun --mca pml ucx
+# Tessera runs TSR_TRANSPORT=ucx through tsrun --hostfile (pages read and
+# diffs written one-sided, the defaults); MPI runs mpirun --mca pml ucx
 # with UCX's TCP allowed (pml_ucx_tls/devices any), its ranks yielding
 # when idle as the harness's do. Each round runs every (app, hosts) pair,
 # Tessera then MPI, so that the machine's load falls on both alike; after
@@ -12,8 +12,8 @@
 # each, their spread (min-max), the ratio of medians, and Tessera's counts
 # of its last round summed over the nodes: pages it read one-sided, and
 # reads refused one-sided (a page sticky at its home) and asked for,
-# against pages its homes served by message; diffs its homes applied;
-# and messages sent.
+# against pages its homes served by message; diffs it wrote one-sided
+# against diffs its homes applied from messages; and messages sent.
 # Needs root. UCX_NET_DEVICES names the hosts' interfaces (br0 on host 0,
 # eth0 on the others) so that UCX's TCP never takes loopback, which is
 # each namespace's own.
@@ -79,18 +79,18 @@ summary() { grep -v failed "$1" | sort -g | awk '{ v[NR] = $1 } END {
     if (!NR) { print "failed -"; exit }
     m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
     printf "%.3f %.3f-%.3f\n", m, v[1], v[NR] }'; }
-printf '%-4s %-12s %2s %9s %15s %9s %15s %6s %8s %8s %8s %8s %8s\n' app input n tessera spread \
-    mpi spread ratio got_1s refused served applied msgs
+printf '%-4s %-12s %2s %9s %15s %9s %15s %6s %8s %8s %8s %8s %8s %8s\n' app input n tessera spread \
+    mpi spread ratio got_1s refused served put_1s applied msgs
 for app in "${apps[@]}"; do
     args=$(make -s --no-print-directory "print-${app}_QUICK_ARGS")
     for n in 2 4; do
         read -r tm ts < <(summary "$dir/t.$app.$n")
         read -r mm ms < <(summary "$dir/m.$app.$n")
         counts=$(python3 bench/stats_sum.py "$dir/stats.$app.$n" pages_got_onesided \
-            onesided_refused pages_served diffs_applied messages_sent 2>/dev/null ||
-            echo "- - - - -")
+            onesided_refused pages_served diffs_put_onesided diffs_applied messages_sent 2>/dev/null ||
+            echo "- - - - - -")
         ratio=$(awk -v t="$tm" -v m="$mm" 'BEGIN { if (t + 0 > 0 && m + 0 > 0) printf "%.2f", t / m; else print "-" }')
-        printf '%-4s %-12s %2s %9s %15s %9s %15s %6s %8s %8s %8s %8s %8s\n' "$app" "${args// /x}" \
+        printf '%-4s %-12s %2s %9s %15s %9s %15s %6s %8s %8s %8s %8s %8s %8s\n' "$app" "${args// /x}" \
             "$n" "$tm" "$ts" "$mm" "$ms" "$ratio" $counts
     done
 done

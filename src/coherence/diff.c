@@ -63,20 +63,30 @@ size_t diff_encode(const uint8_t *twin, const uint8_t *cur, uint8_t *out)
     return len;
 }
 
+int diff_next_run(const uint8_t *diff, size_t len, size_t *pos, uint16_t *off, uint16_t *n)
+{
+    uint16_t hdr[2];
+    if (len - *pos < sizeof hdr)
+        return -1;
+    memcpy(hdr, diff + *pos, sizeof hdr);
+    *pos += sizeof hdr;
+    if (hdr[1] == 0 || (size_t)hdr[0] + hdr[1] > DIFF_PAGE || len - *pos < hdr[1])
+        return -1;
+    *off = hdr[0];
+    *n = hdr[1];
+    *pos += hdr[1];
+    return 0;
+}
+
 int diff_apply(uint8_t *page, const uint8_t *diff, size_t len)
 {
     size_t pos = 0;
+    uint16_t off, n;
     while (pos < len) {
-        uint16_t hdr[2];
-        if (len - pos < sizeof hdr)
-            return -1;
-        memcpy(hdr, diff + pos, sizeof hdr);
-        pos += sizeof hdr;
-        if (hdr[1] == 0 || (size_t)hdr[0] + hdr[1] > DIFF_PAGE || len - pos < hdr[1])
+        if (diff_next_run(diff, len, &pos, &off, &n))
             return -1;
         if (page)
-            memcpy(page + hdr[0], diff + pos, hdr[1]);
-        pos += hdr[1];
+            memcpy(page + off, diff + pos - n, n);
     }
     return 0;
 }

@@ -20,6 +20,10 @@
 /* Encodes the bytes of `cur` that differ from `twin` into out (DIFF_MAX
  * bytes of room); returns the diff's length, 0 when the page is unchanged. */
 size_t diff_encode(const uint8_t *twin, const uint8_t *cur, uint8_t *out);
+/* The run at *pos of a diff (pos < len): off and n bytes, which end at the
+ * new *pos. Returns -1 when it is malformed (out of the page or
+ * truncated). */
+int diff_next_run(const uint8_t *diff, size_t len, size_t *pos, uint16_t *off, uint16_t *n);
 /* Writes the runs of a diff into page; returns -1 if the diff is malformed
  * (a run out of the page or truncated), leaving the page partly patched.
  * With page NULL it only checks the diff. */

@@ -86,8 +86,9 @@ typedef struct tsr_backend {
      * shared-memory descriptors a peer on this host published at its start
      * (core_shared_memory), as transport_peer_memory says. Any thread. */
     int (*peer_memory)(int node, int *pid, int fds[2]);
-    /* Optional (NULL: no one-sided access, rma.h): whether node's exposed
-     * segments can be read here (any thread, async-signal-safe), and runs
+    /* Optional (NULL: no one-sided access, rma.h): what this node may do
+     * with node's exposed segments, RMA_NO_ACCESS, RMA_READABLE or
+     * RMA_WRITABLE (any thread, async-signal-safe), and runs
      * batch b at node, ending its waiter when done (any thread,
      * async-signal-safe: a thread that cannot call the fabric queues it). */
     int (*rma_ready)(int node);

@@ -94,7 +94,10 @@ int transport_peer_memory(int node, int *pid, int fds[2])
     return backend && backend->peer_memory ? backend->peer_memory(node, pid, fds) : -1;
 }
 
-int core_rma_ready(int node) { return backend && backend->rma_ready && backend->rma_ready(node); }
+int core_rma_ready(int node)
+{
+    return backend && backend->rma_ready ? backend->rma_ready(node) : RMA_NO_ACCESS;
+}
 
 void core_rma(int node, rma_batch *b) { backend->rma(node, b); }
 

@@ -12,6 +12,7 @@ static struct {
     void *base;
     size_t len;
 } segs[RMA_SEGS];
+static int writable;
 
 void transport_expose(int seg, void *base, size_t len)
 {
@@ -19,13 +20,19 @@ void transport_expose(int seg, void *base, size_t len)
     segs[seg].len = len;
 }
 
+void transport_expose_writable(void) { writable = 1; }
+
+int transport_exposed_writable(void) { return writable; }
+
 void *transport_exposed(int seg, size_t *len)
 {
     *len = segs[seg].len;
     return segs[seg].base;
 }
 
-int transport_rma_ready(int node) { return core_rma_ready(node); }
+int transport_rma_ready(int node) { return core_rma_ready(node) != RMA_NO_ACCESS; }
+
+int transport_rma_writable(int node) { return core_rma_ready(node) == RMA_WRITABLE; }
 
 int transport_rma(int node, const rma_op *ops, int n)
 {

@@ -423,7 +423,7 @@ static void open_context(void)
     ucp_config_t *conf;
     ucx_check(ucx_api.ucp_config_read(NULL, NULL, &conf), "reading UCX's configuration");
     ucp_params_t prm = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-                        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP | ucx_rma_features()};
+                        .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP | ucx_rma_features(conf)};
     ucs_status_t st = ucx_api.ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &prm, conf, &ucx_context);
     ucx_api.ucp_config_release(conf);
     ucx_check(st, "ucp_init found no transport for active messages");

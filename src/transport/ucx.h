@@ -15,6 +15,7 @@
     X(ucp_init_version) \
     X(ucp_config_read) \
     X(ucp_config_release) \
+    X(ucp_config_modify) \
     X(ucp_cleanup) \
     X(ucp_worker_create) \
     X(ucp_worker_destroy) \
@@ -28,9 +29,11 @@
     X(ucp_worker_fence) \
     X(ucp_ep_create) \
     X(ucp_ep_close_nbx) \
+    X(ucp_ep_flush_nbx) \
     X(ucp_am_send_nbx) \
     X(ucp_get_nbx) \
     X(ucp_put_nbx) \
+    X(ucp_atomic_op_nbx) \
     X(ucp_mem_map) \
     X(ucp_mem_unmap) \
     X(ucp_rkey_pack) \
@@ -60,8 +63,10 @@ int ucx_peer_failed(int j);
 void ucx_wake(void);
 
 /* ucx_rma.c. The features the context needs for what this node exposed
- * (TSR_FETCH=direct): UCP_FEATURE_RMA, or 0. */
-uint64_t ucx_rma_features(void);
+ * (TSR_FETCH=direct, TSR_DIFF_PUT=onesided): UCP_FEATURE_RMA and, where
+ * peers increment its words, UCP_FEATURE_AMO32 with the atomics set in
+ * conf to agree with the CPU's; or 0. */
+uint64_t ucx_rma_features(ucp_config_t *conf);
 /* After the context: registers the exposed segments and packs their keys. */
 void ucx_rma_register(void);
 /* The keys, sent to peer j over its mesh connection after the worker's

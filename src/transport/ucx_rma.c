@@ -12,11 +12,15 @@
  * cross-memory attach, the peer's UCX progress (its comm thread) moves the
  * bytes, but no Tessera handler runs there.
  *
- * Pages and the page table are registered for remote reading only; the
- * marks, the one segment peers write, for writing too. A peer's segment
- * bounds are its word: an operation outside them is refused here before
- * it leaves, and the peer's registration refuses it again where the
- * fabric checks keys (verbs).
+ * The marks are registered for remote writing; pages and the page table
+ * for remote reading only, unless the node takes diffs one-sided
+ * (transport_expose_writable), when they are writable too and the context
+ * has 32-bit atomics, set to UCX_ATOMIC_MODE=cpu: a peer's increment of a
+ * page's version must be atomic with the home's own, which the CPU makes
+ * (device atomics are atomic only with one another). A peer's segment
+ * bounds and what it lets this node do are its word: an operation outside
+ * them is refused here before any of its batch leaves, and the peer's
+ * registration refuses it again where the fabric checks keys (verbs).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +39,16 @@
 typedef struct remote_seg {
     uint64_t base, len;
     ucp_rkey_h rkey;
+    int writable;
 } remote_seg;
 
 /* What a node sends per segment before its packed key. */
 typedef struct seg_hello {
     uint64_t base, len;
-    uint32_t key_len, pad;
+    uint32_t key_len, writable;
 } seg_hello;
 
-static int enabled;
+static int enabled, writable;
 static ucp_mem_h memh[RMA_SEGS];
 static void *key[RMA_SEGS];
 static size_t key_len[RMA_SEGS];
@@ -51,12 +56,21 @@ static remote_seg (*remote)[RMA_SEGS]; /* per peer */
 static spin_t queue_lock;
 static rma_batch *queue_head, *queue_tail;
 
-uint64_t ucx_rma_features(void)
+uint64_t ucx_rma_features(ucp_config_t *conf)
 {
     size_t len;
-    enabled = cfg.fetch_direct && transport_exposed(RMA_PAGES, &len) && len;
-    return enabled ? UCP_FEATURE_RMA : 0;
+    writable = transport_exposed_writable();
+    enabled = (cfg.fetch_direct || writable) && transport_exposed(RMA_PAGES, &len) && len;
+    writable &= enabled;
+    if (writable)
+        ucx_check(ucx_api.ucp_config_modify(conf, "ATOMIC_MODE", "cpu"),
+                  "setting UCX's atomics to agree with the CPU's (TSR_DIFF_PUT=message does "
+                  "without)");
+    return enabled ? UCP_FEATURE_RMA | (writable ? UCP_FEATURE_AMO32 : 0) : 0;
 }
+
+/* Whether peers may write segment s of this node. */
+static int seg_writable(int s) { return s == RMA_MARKS || writable; }
 
 void ucx_rma_register(void)
 {
@@ -79,7 +93,7 @@ void ucx_rma_register(void)
             .flags = UCP_MEM_MAP_NONBLOCK,
             .prot = UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_LOCAL_WRITE |
                     UCP_MEM_MAP_PROT_REMOTE_READ |
-                    (s == RMA_MARKS ? UCP_MEM_MAP_PROT_REMOTE_WRITE : 0)};
+                    (seg_writable(s) ? UCP_MEM_MAP_PROT_REMOTE_WRITE : 0)};
         ucx_check(ucx_api.ucp_mem_map(ucx_context, &mp, &memh[s]),
                   "registering the shared memory for one-sided reads (TSR_FETCH=message does "
                   "without)");
@@ -92,7 +106,8 @@ int ucx_rma_send_keys(int fd)
 {
     for (int s = 0; s < RMA_SEGS; s++) {
         size_t len;
-        seg_hello h = {(uintptr_t)transport_exposed(s, &len), len, (uint32_t)key_len[s], 0};
+        seg_hello h = {(uintptr_t)transport_exposed(s, &len), len, (uint32_t)key_len[s],
+                       (uint32_t)seg_writable(s)};
         if (io_write_all(fd, &h, sizeof h) || io_write_all(fd, key[s], key_len[s]))
             return -1;
     }
@@ -110,7 +125,7 @@ int ucx_rma_read_keys(int j, int fd, double deadline)
             free(buf);
             return -1;
         }
-        remote[j][s] = (remote_seg){h.base, h.len, NULL};
+        remote[j][s] = (remote_seg){h.base, h.len, NULL, h.writable == 1};
         /* A peer without one-sided reads (TSR_FETCH=message there) sends
          * no key; this node then asks it by message. */
         if (enabled && h.key_len)
@@ -123,8 +138,12 @@ int ucx_rma_read_keys(int j, int fd, double deadline)
 
 int ucx_rma_ready(int node)
 {
-    return enabled && remote[node][RMA_PAGES].rkey && remote[node][RMA_META].rkey &&
-           remote[node][RMA_MARKS].rkey && !ucx_peer_failed(node);
+    const remote_seg *r = remote[node];
+    if (!enabled || !r[RMA_PAGES].rkey || !r[RMA_META].rkey || !r[RMA_MARKS].rkey ||
+        ucx_peer_failed(node))
+        return RMA_NO_ACCESS;
+    return writable && r[RMA_PAGES].writable && r[RMA_META].writable ? RMA_WRITABLE
+                                                                     : RMA_READABLE;
 }
 
 void ucx_rma_post(int node, rma_batch *b)
@@ -156,13 +175,34 @@ static void op_done(void *request, ucs_status_t status, void *user_data)
     op_ended(b);
 }
 
-/* Issues one operation of b; 0, or -1 if it may not go. */
+/* Whether node lets this node do op i of b: inside its segment, a put
+ * where it accepts them, an increment of an aligned word where it accepts
+ * them; a flush that ends the batch. */
+static int allowed(const rma_batch *b, int i)
+{
+    const rma_op *op = &b->ops[i];
+    if (op->kind == RMA_FLUSH)
+        return i == b->n - 1;
+    const remote_seg *r = op->seg < RMA_SEGS ? &remote[b->node][op->seg] : NULL;
+    if (!r || !r->rkey || op->off > r->len || op->len > r->len - op->off)
+        return 0;
+    switch (op->kind) {
+    case RMA_GET:
+        return 1;
+    case RMA_PUT:
+        return r->writable;
+    case RMA_INC32: /* this context has atomics only where it writes */
+        return writable && r->writable && op->len == 4 && (r->base + op->off) % 4 == 0;
+    default:
+        return 0;
+    }
+}
+
+/* Issues one operation of b (allowed); 0, or -1 if UCX refused it. */
 static int issue(rma_batch *b, const rma_op *op)
 {
-    const remote_seg *r = op->seg < RMA_SEGS ? &remote[b->node][op->seg] : NULL;
-    if (!r || !r->rkey || op->off > r->len || op->len > r->len - op->off ||
-        (op->put && op->seg != RMA_MARKS))
-        return -1;
+    static const uint32_t one = 1;
+    const remote_seg *r = &remote[b->node][op->seg];
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
                                                UCP_OP_ATTR_FIELD_USER_DATA,
                                .cb.send = op_done,
@@ -170,18 +210,33 @@ static int issue(rma_batch *b, const rma_op *op)
     ucp_ep_h ep = ucx_peer_ep(b->node);
     uint64_t at = r->base + op->off;
     atomic_fetch_add(&b->pending, 1);
-    ucs_status_ptr_t q = op->put ? ucx_api.ucp_put_nbx(ep, op->buf, op->len, at, r->rkey, &prm)
-                                 : ucx_api.ucp_get_nbx(ep, op->buf, op->len, at, r->rkey, &prm);
+    ucs_status_ptr_t q;
+    if (op->kind == RMA_INC32) {
+        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        prm.datatype = ucp_dt_make_contig(4);
+        prm.reply_buffer = op->buf;
+        q = ucx_api.ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_ADD, &one, 1, at, r->rkey, &prm);
+    } else if (op->kind == RMA_FLUSH) {
+        q = ucx_api.ucp_ep_flush_nbx(ep, &prm);
+    } else if (op->kind == RMA_PUT) {
+        q = ucx_api.ucp_put_nbx(ep, op->buf, op->len, at, r->rkey, &prm);
+    } else {
+        q = ucx_api.ucp_get_nbx(ep, op->buf, op->len, at, r->rkey, &prm);
+    }
     if (UCS_PTR_IS_PTR(q))
         return 0;
     op_ended(b);
     return UCS_PTR_IS_ERR(q) ? -1 : 0;
 }
 
-/* Issues batch b, its operations after a fence where they ask for one. */
+/* Issues batch b, its operations after a fence where they ask for one;
+ * none if one may not go, so that a refused batch changed nothing. */
 static void run_batch(rma_batch *b)
 {
     atomic_store(&b->pending, 1); /* held until every operation is issued */
+    for (int i = 0; i < b->n; i++)
+        if (!allowed(b, i))
+            atomic_store(&b->failed, 1);
     for (int i = 0; i < b->n && !b->failed; i++) {
         if (b->ops[i].fence && i > 0)
             ucx_api.ucp_worker_fence(ucx_worker);

@@ -255,6 +255,8 @@ void config_load(void)
     cfg.connect_on_demand = env_choice("TSR_CONNECT", connect, 1);
     cfg.fetch_ahead = (uint32_t)env_long("TSR_FETCH_AHEAD", 16, 1, 256);
     cfg.fetch_direct = env_choice("TSR_FETCH", fetch, 1);
+    static const char *const diff_put[] = {"message", "onesided", NULL};
+    cfg.diff_put = env_choice("TSR_DIFF_PUT", diff_put, 1);
     static const char *const prefetch[] = {"off", "notices", NULL};
     cfg.prefetch = env_choice("TSR_PREFETCH", prefetch, 1);
     cfg.stall_warn_s = (unsigned)env_long("TSR_STALL_WARN", 10, 0, 86400);

@@ -56,6 +56,9 @@ typedef struct tsr_config {
                                  the pages its notices invalidated */
     int fetch_direct;         /* TSR_FETCH=message | direct (default): copy from a
                                * home on this host (memory/peers.c) */
+    int diff_put;             /* TSR_DIFF_PUT=message | onesided (default): write a
+                               * release's diffs into their home's memory over ucx
+                               * (coherence/hlrc/hlrc_onesided.c) */
     unsigned stall_warn_s;    /* TSR_STALL_WARN: report a wait this long (0: never) */
     unsigned stall_abort_s;   /* TSR_STALL_ABORT: stop the job after it (0: never) */
     int threads;              /* TSR_THREADS: application threads per node (tsr_threads) */

@@ -10,6 +10,7 @@
  * locks, managed by different nodes, so both the local and the remote
  * manager answer. Argument: K (default 200). */
 /* tsr-test: suite */
+/* tsr-test: diffput */
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>

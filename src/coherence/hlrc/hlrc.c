@@ -330,6 +330,19 @@ static void flush_written_home(uint32_t p)
     new_home_version(p);
 }
 
+void hlrc_diff_acked(uint32_t p, uint32_t v, int keep)
+{
+    hlrc_note(p, v, 0);
+    COUNTER_ADD(write_notices, 1);
+    /* Home went from the version we copied straight to ours: our copy
+     * is the master copy, still valid. */
+    if (keep && atomic_load(&region.meta[p].version) + 1 == v)
+        atomic_store(&region.meta[p].version, v);
+}
+
+/* Each home's diffs, written one-sided where it takes them so
+ * (hlrc_onesided.c), else sent in one message; waits for the new
+ * versions. */
 static void send_diffs(outbox *box, uint32_t total)
 {
     flush_ctx ctx;
@@ -340,24 +353,17 @@ static void send_diffs(outbox *box, uint32_t total)
         log_die("out of memory (diffs of %u pages)", total);
     atomic_store(&ctx.nacks, 0);
     for (int h = 0; h < cfg.nodes; h++) {
-        ctx.sent[h] = box[h].count;
-        homes += box[h].count > 0;
+        ctx.sent[h] = box[h].count && hlrc_put_diffs(h, &box[h]) ? box[h].count : 0;
+        homes += ctx.sent[h] > 0;
     }
     waiter_init(&ctx.w, homes);
     for (int h = 0; h < cfg.nodes; h++)
-        if (box[h].count)
+        if (ctx.sent[h])
             am_send(h, MSG_DIFF, box[h].count, req_open(h, MSG_DIFF_ACK, &ctx), 0, box[h].buf,
                     box[h].len);
     waiter_wait(&ctx.w);
-    for (uint32_t i = 0; i < atomic_load(&ctx.nacks); i++) {
-        uint32_t p = ctx.acks[2 * i], v = ctx.acks[2 * i + 1];
-        hlrc_note(p, v, 0);
-        COUNTER_ADD(write_notices, 1);
-        /* Home went from the version we copied straight to ours: our copy
-         * is the master copy, still valid. */
-        if (atomic_load(&region.meta[p].version) + 1 == v)
-            atomic_store(&region.meta[p].version, v);
-    }
+    for (uint32_t i = 0; i < atomic_load(&ctx.nacks); i++)
+        hlrc_diff_acked(ctx.acks[2 * i], ctx.acks[2 * i + 1], 1);
     free(ctx.acks);
     free(ctx.sent);
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "memory/region.h"
+#include "coherence/outbox.h"
 #include "coherence/payload.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -52,6 +53,10 @@ typedef struct fetch_wait {
  * whether it did. */
 int hlrc_invalidate(uint32_t page, uint32_t version);
 
+/* hlrc.c: home page p took a diff of this node's release, making version
+ * v: the notice, and the copy kept at v if `keep` and the home went
+ * straight to it from the copy's version. */
+void hlrc_diff_acked(uint32_t p, uint32_t v, int keep);
 /* hlrc.c: whether this node is page p's home; whether this code keeps
  * page p (its protocol is hlrc or its variant, scope); another node began
  * to copy home page p (a fetch, or a diff whose writer keeps its copy). */
@@ -89,6 +94,11 @@ int hlrc_copy_onesided(const fetch_run *r, int home);
 int hlrc_onesided_home(int home);
 int hlrc_take_mark(uint32_t p);
 int hlrc_marked(uint32_t p);
+/* Writes box's diffs (an outbox of this release's diffs for home) into
+ * home's memory one-sided and gives each page's new version to
+ * hlrc_diff_acked; -1 when they must be sent by message instead. The
+ * application thread, at a release. */
+int hlrc_put_diffs(int home, const outbox *box);
 
 /* hlrc_prefetch.c: at a barrier (TSR_PREFETCH=notices), the pages its
  * notices invalidated here are noted as they are (barrier_apply), then
