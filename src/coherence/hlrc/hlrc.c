@@ -50,6 +50,7 @@
 #include "coherence/outbox.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"
+#include "memory/arena.h"
 #include "memory/peers.h"
 #include "memory/region.h"
 #include "stats/stats.h"
@@ -149,6 +150,27 @@ static uint8_t home_state(uint32_t first, uint32_t n)
     return HOME_EXACT;
 }
 
+/* Pages of this node's tsr_malloc arena: no other node knows them until it
+ * adopts them, and adopting fetches them (adopt.c), so no copy exists
+ * elsewhere. Under cache-only detection they start as a home page that
+ * only its home has written (HOME_STICKY): the home's writes cost no fault
+ * and no notice until another node copies the page, which protects it
+ * (hlrc_protect_sticky), as the heap of a program written against the API
+ * is private memory. Otherwise the first write faulted, and the release
+ * after it announced a version nobody held. */
+static void map_local(uint32_t first, uint32_t n, uint8_t state)
+{
+    int exact = state == HOME_EXACT;
+    for (uint32_t k = first; k < first + n; k++) {
+        atomic_store(&region.meta[k].copied, 0);
+        hlrc_set_state(k, exact ? HOME_EXACT : HOME_STICKY);
+        if (!exact)
+            hlrc_rep_sticky(k); /* protected at a replicated section's start */
+    }
+    if (!exact)
+        detect_set_access(first, n, ACCESS_WRITE);
+}
+
 static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 {
     for (uint32_t i = 0; i < n;) {
@@ -157,6 +179,11 @@ static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
         while (j < n && hlrc_is_home(first + j) == home)
             j++;
         uint8_t state = home ? home_state(first + i, j - i) : READ;
+        if (home && cfg.cache_only && arena_owner(first + i) == cfg.node) {
+            map_local(first + i, j - i, state);
+            i = j;
+            continue;
+        }
         for (uint32_t k = i; k < j; k++) {
             hlrc_set_state(first + k, state);
             /* Every other node holds version 0 of a fresh page. */
@@ -362,6 +389,39 @@ static void send_diffs(outbox *box, uint32_t total)
     free(ctx.sent);
 }
 
+/* A direct copy of a fresh page of this node's arena, at version 0: one
+ * that copiers take even while it is sticky (hlrc_fetch.c: sticky_at_home),
+ * so the home may have written it, unseen, after the copy. The page is
+ * protected first, so that the home's later writes fault and are
+ * versioned; then the copier's bytes are compared with the home's. Equal,
+ * the copy holds every write the home made (a copy still under way takes
+ * the rest from the protected page) and needs no new version; different,
+ * the home may have written after the copy (or the copier wrote its own),
+ * and this release announces one, which invalidates the copy. Nautilus'
+ * guess, a new version at every copy, made LU 512 at 2 nodes fetch 13%
+ * more pages. A page written again since is on the dirty list, and this
+ * release versions it. */
+static void fresh_copied(int source, uint32_t p)
+{
+    hlrc_unstick(p);
+    atomic_store(&region.meta[p].copied, 1);
+    if (hlrc_state(p) == HOME_WRITE)
+        return;
+    const char *copy = peer_page(source, p);
+    if (!copy || memcmp(copy, page_rt(p), PAGE_SIZE))
+        new_home_version(p);
+}
+
+/* Whether p is a page of this node's arena that has never had a version
+ * and that cache-only detection may have left writable: its direct copies
+ * need fresh_copied's look. */
+static int fresh_local(uint32_t p)
+{
+    uint8_t s = hlrc_state(p);
+    return cfg.cache_only && (s == HOME_STICKY || s == HOME_READ) &&
+           !atomic_load(&region.meta[p].version) && arena_owner(p) == cfg.node;
+}
+
 /* A home page that another node of this host logged a copy of, straight
  * from this node's memory (TSR_FETCH=direct, memory/peers.h): as
  * hlrc_note_copied. A page still sticky here was not copied: only a
@@ -370,13 +430,15 @@ static void send_diffs(outbox *box, uint32_t total)
  * for it instead; serving that request protects it and notes the copy.
  * Counting it copied would version a page nobody copied, invalidating
  * copies for nothing (Water at 4 nodes made 2-3% more requests than under
- * TSR_WRITE_DETECT=all). */
-static void copied_directly(uint32_t p)
+ * TSR_WRITE_DETECT=all). Fresh pages of the arena are the exception. */
+static void copied_directly(int source, uint32_t p)
 {
     if (!hlrc_keeps(p) || !hlrc_is_home(p))
         return;
     COUNTER_ADD(release_pages, 1);
-    if (hlrc_state(p) != HOME_STICKY)
+    if (fresh_local(p))
+        fresh_copied(source, p);
+    else if (hlrc_state(p) != HOME_STICKY)
         atomic_store(&region.meta[p].copied, 1);
 }
 
