@@ -150,27 +150,6 @@ static uint8_t home_state(uint32_t first, uint32_t n)
     return HOME_EXACT;
 }
 
-/* Pages of this node's tsr_malloc arena: no other node knows them until it
- * adopts them, and adopting fetches them (adopt.c), so no copy exists
- * elsewhere. Under cache-only detection they start as a home page that
- * only its home has written (HOME_STICKY): the home's writes cost no fault
- * and no notice until another node copies the page, which protects it
- * (hlrc_protect_sticky), as the heap of a program written against the API
- * is private memory. Otherwise the first write faulted, and the release
- * after it announced a version nobody held. */
-static void map_local(uint32_t first, uint32_t n, uint8_t state)
-{
-    int exact = state == HOME_EXACT;
-    for (uint32_t k = first; k < first + n; k++) {
-        atomic_store(&region.meta[k].copied, 0);
-        hlrc_set_state(k, exact ? HOME_EXACT : HOME_STICKY);
-        if (!exact)
-            hlrc_rep_sticky(k); /* protected at a replicated section's start */
-    }
-    if (!exact)
-        detect_set_access(first, n, ACCESS_WRITE);
-}
-
 static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
 {
     for (uint32_t i = 0; i < n;) {
@@ -180,7 +159,7 @@ static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
             j++;
         uint8_t state = home ? home_state(first + i, j - i) : READ;
         if (home && cfg.cache_only && arena_owner(first + i) == cfg.node) {
-            map_local(first + i, j - i, state);
+            hlrc_map_local(first + i, j - i, state);
             i = j;
             continue;
         }
@@ -293,7 +272,7 @@ typedef struct flush_ctx {
 /* A home page written in this interval (or counted as written): a new
  * version, announced if some other node may hold the current one. Returns
  * whether it did. */
-static int new_home_version(uint32_t p)
+int hlrc_new_home_version(uint32_t p)
 {
     page_meta *m = &region.meta[p];
     /* Both taken, whichever is set: a reader's mark (hlrc_onesided.c). */
@@ -314,7 +293,7 @@ static int new_home_version(uint32_t p)
 static void flush_home_page(uint32_t p)
 {
     page_meta *m = &region.meta[p];
-    int shared = new_home_version(p);
+    int shared = hlrc_new_home_version(p);
     int remote = atomic_exchange(&m->remote, 0);
     if (cfg.cache_only && !shared && !remote) {
         hlrc_set_state(p, HOME_STICKY);
@@ -354,7 +333,7 @@ static void flush_copied_sticky(void)
 static void flush_written_home(uint32_t p)
 {
     COUNTER_ADD(release_pages, 1);
-    new_home_version(p);
+    hlrc_new_home_version(p);
 }
 
 static void send_diffs(outbox *box, uint32_t total)
@@ -389,39 +368,6 @@ static void send_diffs(outbox *box, uint32_t total)
     free(ctx.sent);
 }
 
-/* A direct copy of a fresh page of this node's arena, at version 0: one
- * that copiers take even while it is sticky (hlrc_fetch.c: sticky_at_home),
- * so the home may have written it, unseen, after the copy. The page is
- * protected first, so that the home's later writes fault and are
- * versioned; then the copier's bytes are compared with the home's. Equal,
- * the copy holds every write the home made (a copy still under way takes
- * the rest from the protected page) and needs no new version; different,
- * the home may have written after the copy (or the copier wrote its own),
- * and this release announces one, which invalidates the copy. Nautilus'
- * guess, a new version at every copy, made LU 512 at 2 nodes fetch 13%
- * more pages. A page written again since is on the dirty list, and this
- * release versions it. */
-static void fresh_copied(int source, uint32_t p)
-{
-    hlrc_unstick(p);
-    atomic_store(&region.meta[p].copied, 1);
-    if (hlrc_state(p) == HOME_WRITE)
-        return;
-    const char *copy = peer_page(source, p);
-    if (!copy || memcmp(copy, page_rt(p), PAGE_SIZE))
-        new_home_version(p);
-}
-
-/* Whether p is a page of this node's arena that has never had a version
- * and that cache-only detection may have left writable: its direct copies
- * need fresh_copied's look. */
-static int fresh_local(uint32_t p)
-{
-    uint8_t s = hlrc_state(p);
-    return cfg.cache_only && (s == HOME_STICKY || s == HOME_READ) &&
-           !atomic_load(&region.meta[p].version) && arena_owner(p) == cfg.node;
-}
-
 /* A home page that another node of this host logged a copy of, straight
  * from this node's memory (TSR_FETCH=direct, memory/peers.h): as
  * hlrc_note_copied. A page still sticky here was not copied: only a
@@ -436,8 +382,8 @@ static void copied_directly(int source, uint32_t p)
     if (!hlrc_keeps(p) || !hlrc_is_home(p))
         return;
     COUNTER_ADD(release_pages, 1);
-    if (fresh_local(p))
-        fresh_copied(source, p);
+    if (hlrc_fresh_local(p))
+        hlrc_fresh_copied(source, p);
     else if (hlrc_state(p) != HOME_STICKY)
         atomic_store(&region.meta[p].copied, 1);
 }

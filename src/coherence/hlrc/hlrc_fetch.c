@@ -119,11 +119,11 @@ static void log_copies(fetch_run r, int home)
  * copies are logged and a fence: a release that makes a page sticky looks
  * at the logs after its store (flush_home_page), so a page never turns
  * sticky under a direct copy. A sticky page at version 0 is a fresh one of
- * its home's tsr_malloc arena that no node has copied (hlrc.c: map_local):
- * it is copied, and the home's next release, finding the log entry,
- * protects it and versions it unless the copy still matches its bytes
- * (hlrc.c: fresh_copied), so that a first copy costs no message, as that
- * of a page the home had protected would not. */
+ * its home's tsr_malloc arena that no node has copied (hlrc_heap.c): it
+ * is copied, and the home's next release, finding the log entry, protects
+ * it and versions it unless the copy still matches its bytes
+ * (hlrc_fresh_copied), so that a first copy costs no message, as that of
+ * a page the home had protected would not. */
 static int sticky_at_home(fetch_run r, int home)
 {
     for (uint32_t i = 0; i < r.n; i++) {
