@@ -233,7 +233,7 @@ int peers_copying(uint32_t p)
     return 0;
 }
 
-void peers_drain_copies(void (*fn)(uint32_t p))
+void peers_drain_copies(void (*fn)(int source, uint32_t p))
 {
     if (!own_file)
         return;
@@ -254,7 +254,7 @@ void peers_drain_copies(void (*fn)(uint32_t p))
                 log_die_status(1, "protocol error: node %d's copy log names page %u, off the "
                                "region", s, p);
             atomic_store(&queued_of(l)[p], 0);
-            fn(p);
+            fn(s, p);
         }
     }
 }

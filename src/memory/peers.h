@@ -42,8 +42,8 @@ uint8_t peer_state(int home, uint32_t p);
  * writer. */
 void peer_log_copy(int home, uint32_t p);
 /* At this node, for each page another node logged a copy of since the
- * last call: fn(p). Application thread. */
-void peers_drain_copies(void (*fn)(uint32_t p));
+ * last call: fn(that node, p). Application thread. */
+void peers_drain_copies(void (*fn)(int source, uint32_t p));
 /* Whether another node of this host has logged a copy of page p that no
  * drain has taken yet: a copy that began after the last drain, which may
  * still be under way. Full fence first: a home that has just made p

@@ -50,6 +50,7 @@
 #include "coherence/outbox.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"
+#include "memory/arena.h"
 #include "memory/peers.h"
 #include "memory/region.h"
 #include "stats/stats.h"
@@ -157,6 +158,11 @@ static void map(uint32_t first, uint32_t n, const tsr_attr *attr)
         while (j < n && hlrc_is_home(first + j) == home)
             j++;
         uint8_t state = home ? home_state(first + i, j - i) : READ;
+        if (home && cfg.cache_only && arena_owner(first + i) == cfg.node) {
+            hlrc_map_local(first + i, j - i, state);
+            i = j;
+            continue;
+        }
         for (uint32_t k = i; k < j; k++) {
             hlrc_set_state(first + k, state);
             /* Every other node holds version 0 of a fresh page. */
@@ -266,7 +272,7 @@ typedef struct flush_ctx {
 /* A home page written in this interval (or counted as written): a new
  * version, announced if some other node may hold the current one. Returns
  * whether it did. */
-static int new_home_version(uint32_t p)
+int hlrc_new_home_version(uint32_t p)
 {
     page_meta *m = &region.meta[p];
     /* Both taken, whichever is set: a reader's mark (hlrc_onesided.c). */
@@ -287,7 +293,7 @@ static int new_home_version(uint32_t p)
 static void flush_home_page(uint32_t p)
 {
     page_meta *m = &region.meta[p];
-    int shared = new_home_version(p);
+    int shared = hlrc_new_home_version(p);
     int remote = atomic_exchange(&m->remote, 0);
     if (cfg.cache_only && !shared && !remote) {
         hlrc_set_state(p, HOME_STICKY);
@@ -327,7 +333,7 @@ static void flush_copied_sticky(void)
 static void flush_written_home(uint32_t p)
 {
     COUNTER_ADD(release_pages, 1);
-    new_home_version(p);
+    hlrc_new_home_version(p);
 }
 
 void hlrc_diff_acked(uint32_t p, uint32_t v, int keep)
@@ -376,13 +382,15 @@ static void send_diffs(outbox *box, uint32_t total)
  * for it instead; serving that request protects it and notes the copy.
  * Counting it copied would version a page nobody copied, invalidating
  * copies for nothing (Water at 4 nodes made 2-3% more requests than under
- * TSR_WRITE_DETECT=all). */
-static void copied_directly(uint32_t p)
+ * TSR_WRITE_DETECT=all). Fresh pages of the arena are the exception. */
+static void copied_directly(int source, uint32_t p)
 {
     if (!hlrc_keeps(p) || !hlrc_is_home(p))
         return;
     COUNTER_ADD(release_pages, 1);
-    if (hlrc_state(p) != HOME_STICKY)
+    if (hlrc_fresh_local(p))
+        hlrc_fresh_copied(source, p);
+    else if (hlrc_state(p) != HOME_STICKY)
         atomic_store(&region.meta[p].copied, 1);
 }
 

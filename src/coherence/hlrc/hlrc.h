@@ -69,6 +69,19 @@ void hlrc_protect_sticky(uint32_t p);
  * (hlrc.c; either thread). */
 int hlrc_unstick(uint32_t p);
 void hlrc_note_copied(uint32_t p);
+/* A home page written in this interval, or counted as written: a new
+ * version, announced if another node may hold the current one; whether
+ * it was (hlrc.c). */
+int hlrc_new_home_version(uint32_t p);
+
+/* hlrc_heap.c: fresh pages of this node's tsr_malloc arena. Sets up
+ * [first, first+n), homed here, whose home state would be `state`; whether
+ * page p is such a page, never versioned yet, that another node of this
+ * host may have copied while it was writable; and the look at such a copy
+ * by `source` that the release takes. */
+void hlrc_map_local(uint32_t first, uint32_t n, uint8_t state);
+int hlrc_fresh_local(uint32_t p);
+void hlrc_fresh_copied(int source, uint32_t p);
 
 /* hlrc_fetch.c: registers the fetch messages' handlers. */
 void hlrc_fetch_init(void);

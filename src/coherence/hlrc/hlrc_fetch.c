@@ -118,12 +118,19 @@ static void log_copies(fetch_run r, int home)
  * (hlrc_protect_sticky), so the run is asked for. Looked at after the
  * copies are logged and a fence: a release that makes a page sticky looks
  * at the logs after its store (flush_home_page), so a page never turns
- * sticky under a direct copy. */
+ * sticky under a direct copy. A sticky page at version 0 is a fresh one of
+ * its home's tsr_malloc arena that no node has copied (hlrc_heap.c): it
+ * is copied, and the home's next release, finding the log entry, protects
+ * it and versions it unless the copy still matches its bytes
+ * (hlrc_fresh_copied), so that a first copy costs no message, as that of
+ * a page the home had protected would not. */
 static int sticky_at_home(fetch_run r, int home)
 {
-    for (uint32_t i = 0; i < r.n; i++)
-        if (peer_state(home, r.first + i * r.stride) == HOME_STICKY)
+    for (uint32_t i = 0; i < r.n; i++) {
+        uint32_t q = r.first + i * r.stride;
+        if (peer_state(home, q) == HOME_STICKY && peer_version(home, q))
             return 1;
+    }
     return 0;
 }
 

@@ -9,7 +9,7 @@
  * new version without a notice and leave the copy stale for ever. So each
  * home exposes a byte per page, its mark, that readers set one-sided; a
  * release takes (clears) a page's mark with its `copied` flag, and
- * versions and announces the page if either was set (new_home_version).
+ * versions and announces the page if either was set (hlrc_new_home_version).
  * A reader's batch, each step fenced after the one before:
  *
  *   put mark[p] = 1;  get meta[p] (version v, state);  get mark[p];  get page p
