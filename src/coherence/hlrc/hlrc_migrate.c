@@ -30,6 +30,10 @@
  * from its copy, the master copy, while its report is pending
  * (hlrc_home_pending): a request can name it only if the page moved.
  *
+ * Pages of the tsr_malloc arenas stay at their owner: a node that has
+ * not used such a page yet knows nothing of it, and adopts it later with
+ * its home at the owner (coherence/adopt.c), so it would miss the move.
+ *
  * Off (TSR_HOME_MIGRATE=off), with several application threads per node
  * (the others may fault during a barrier), and where writes may be tracked
  * exactly (TSR_DETECT other than segv: a tracked home page is part of a
@@ -41,6 +45,7 @@
 #include "coherence/notice.h"
 #include "coherence/protocol.h"
 #include "detect/detect.h"
+#include "memory/arena.h"
 #include "memory/region.h"
 #include "stats/stats.h"
 #include "util/config.h"
@@ -84,7 +89,7 @@ void hlrc_migrate_report(const tsr_protocol *proto, pbuf *out)
     for (uint32_t i = 0; i < mastered.n; i++) {
         uint32_t p = mastered.e[i].page, v = mastered.e[i].version;
         if (coh_protocol_of(p) != proto || hlrc_is_home(p) || hlrc_state(p) != READ ||
-            atomic_load(&region.meta[p].version) != v)
+            atomic_load(&region.meta[p].version) != v || arena_owner(p) >= 0)
             continue;
         atomic_store(&pending[p], 1);
         uint32_t *e = pbuf_room(out, MIGRATE_REPORT_WIRE);
