@@ -259,6 +259,8 @@ void config_load(void)
     cfg.diff_put = env_choice("TSR_DIFF_PUT", diff_put, 1);
     static const char *const prefetch[] = {"off", "notices", NULL};
     cfg.prefetch = env_choice("TSR_PREFETCH", prefetch, 1);
+    static const char *const onoff[] = {"off", "on", NULL};
+    cfg.home_migrate = env_choice("TSR_HOME_MIGRATE", onoff, 1);
     cfg.stall_warn_s = (unsigned)env_long("TSR_STALL_WARN", 10, 0, 86400);
     cfg.stall_abort_s = (unsigned)env_long("TSR_STALL_ABORT", 0, 0, 86400);
     cfg.malloc_memory = env_size("TSR_MALLOC_MEMORY", cfg.memory / 4, 0, cfg.memory - 1,

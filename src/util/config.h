@@ -52,6 +52,8 @@ typedef struct tsr_config {
     double connect_timeout_s; /* TSR_CONNECT_TIMEOUT */
     int connect_on_demand;    /* TSR_CONNECT=start | demand (default): when tcp links open */
     uint32_t fetch_ahead;     /* TSR_FETCH_AHEAD: most pages one fetch brings */
+    int home_migrate;         /* TSR_HOME_MIGRATE=off | on (default): move a page's home
+                                 to its only writer at a barrier (hlrc_migrate.c) */
     int prefetch;             /* TSR_PREFETCH=off | notices (default): fetch at a barrier
                                  the pages its notices invalidated */
     int fetch_direct;         /* TSR_FETCH=message | direct (default): copy from a

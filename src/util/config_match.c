@@ -22,7 +22,7 @@ static const char *const names[CONFIG_MATCH] = {
     "TSR_STALL_WARN",    "TSR_STALL_ABORT",      "TSR_VERBOSE",
     "TSR_TRANSPORT",     "TSR_FAULTS",           "TSR_ASLR",
     "TSR_CONNECT_TIMEOUT", "TSR_TRACE",          "TSR_TRACE_BYTES",
-    "TSR_CONNECT",
+    "TSR_CONNECT",       "TSR_HOME_MIGRATE",
 };
 
 void config_match(config_value value[CONFIG_MATCH])

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define CONFIG_MATCH 25 /* variables compared (config_match.c's list) */
+#define CONFIG_MATCH 26 /* variables compared (config_match.c's list) */
 
 /* One variable's value as a node has it: a hash of the whole text (unset
  * and empty alike) and its beginning, for the message. */

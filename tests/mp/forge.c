@@ -184,11 +184,14 @@ static void forge_locks(void)
     forge('r', MSG_LOCK_REL, 0, 7, 0, 0);                 /* not its cycle */
     forge('r', MSG_LOCK_ACQ, 0, 2, 0, 4);                 /* malformed frames */
     forge('r', MSG_LOCK_TRY, 0, 2, 0, 4);
-    /* Well framed, but the home-based protocol's notices come 8 bytes each. */
+    /* Well framed, but the home-based protocol's notices come 8 bytes each,
+     * and its barrier frames begin with a count of home migration reports
+     * of 8 bytes each: this one counts one report and holds 4 bytes. */
     static const uint32_t odd[3] = {TSR_PROTO_HLRC + 1, 4, 0};
+    static const uint32_t short_report[4] = {TSR_PROTO_HLRC + 1, 8, 1, 0};
     am_send(0, MSG_LOCK_REL, 0, 1, 0, odd, sizeof odd);   /* its release: malformed */
     nodes = tsr_nodes();
-    send_arrival(coh_epoch(), odd, sizeof odd);
+    send_arrival(coh_epoch(), short_report, sizeof short_report);
     rejected += 2;
     pbuf_free(&req);
 }

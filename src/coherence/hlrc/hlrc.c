@@ -91,6 +91,9 @@ int hlrc_keeps(uint32_t p)
     return k == &hlrc_protocol || k == &scope_protocol;
 }
 
+/* Home here, or becoming so at the barrier being left (hlrc_migrate.c). */
+int hlrc_serves(uint32_t p) { return (hlrc_is_home(p) || hlrc_home_pending(p)) && hlrc_keeps(p); }
+
 void hlrc_note_copied(uint32_t p)
 {
     atomic_store(&region.meta[p].copied, 1);
@@ -342,8 +345,10 @@ void hlrc_diff_acked(uint32_t p, uint32_t v, int keep)
     COUNTER_ADD(write_notices, 1);
     /* Home went from the version we copied straight to ours: our copy
      * is the master copy, still valid. */
-    if (keep && atomic_load(&region.meta[p].version) + 1 == v)
+    if (keep && atomic_load(&region.meta[p].version) + 1 == v) {
         atomic_store(&region.meta[p].version, v);
+        hlrc_mastered(p, v);
+    }
 }
 
 /* Each home's diffs, written one-sided where it takes them so
@@ -446,7 +451,7 @@ static const char *bad_diffs(const tsr_msg_hdr *h, const void *payload)
         outbox_entry e;
         if (outbox_next(payload, h->len, &pos, &e))
             return "fewer entries than its count";
-        if (e.page >= region.npages || !hlrc_is_home(e.page) || !hlrc_keeps(e.page))
+        if (e.page >= region.npages || !hlrc_serves(e.page))
             return "a diff for a page not homed here";
         if (diff_apply(NULL, e.bytes, e.len))
             return "a malformed diff";
@@ -559,6 +564,7 @@ static void init(void)
     stats_register(&release_pages);
     hlrc_fetch_init();
     hlrc_prefetch_init();
+    hlrc_migrate_init();
     am_register(MSG_DIFF, on_diff);
     am_register(MSG_DIFF_ACK, on_diff_ack);
 }

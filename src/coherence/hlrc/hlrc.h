@@ -62,6 +62,9 @@ void hlrc_diff_acked(uint32_t p, uint32_t v, int keep);
  * to copy home page p (a fetch, or a diff whose writer keeps its copy). */
 int hlrc_is_home(uint32_t p);
 int hlrc_keeps(uint32_t p);
+/* Whether this node answers requests and diffs for hlrc page p: its home,
+ * or its home from the barrier it is leaving (hlrc_migrate.c). */
+int hlrc_serves(uint32_t p);
 /* Comm thread: home page p is about to be copied by message; a sticky
  * page is protected again (hlrc.c). */
 void hlrc_protect_sticky(uint32_t p);
@@ -122,6 +125,25 @@ void hlrc_prefetch_note(uint32_t page);
 /* A fault on page p (hlrc.c): the program uses it. Async-signal-safe. */
 void hlrc_prefetch_touched(uint32_t page);
 void hlrc_prefetch(void);
+
+/* hlrc_migrate.c: home migration at barriers. A diff's ack made this
+ * node's copy of p the master copy at `version` (send_diffs); a barrier
+ * frame's reports of pages of `proto`, and their moves once the departure's
+ * notices are in (`moves`: n of page, version, node); pending: p was
+ * reported here and the departure is not applied yet, so requests and
+ * diffs for it may come (either thread); done: the departure is applied. */
+#define MIGRATE_REPORT_WIRE 8
+#define MIGRATE_MOVE_WIRE 12
+struct notice_set;
+struct tsr_protocol;
+void hlrc_migrate_init(void);
+int hlrc_migrating(void);
+void hlrc_mastered(uint32_t p, uint32_t version);
+void hlrc_migrate_report(const struct tsr_protocol *proto, pbuf *out);
+void hlrc_migrate_apply(const struct tsr_protocol *proto, const uint32_t *moves, uint32_t n,
+                        const struct notice_set *global);
+int hlrc_home_pending(uint32_t p);
+void hlrc_migrate_done(void);
 
 /* hlrc_notices.c: records a notice this node made (a new version), with
  * the notices of its page's protocol (hlrc or scope); `home`: of a page

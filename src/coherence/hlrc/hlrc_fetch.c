@@ -236,7 +236,7 @@ static int servable(const fetch_run *r)
         return 0;
     for (uint32_t i = 0; i < r->n; i++) {
         uint32_t q = r->first + i * r->stride;
-        if (!hlrc_is_home(q) || !hlrc_keeps(q))
+        if (!hlrc_serves(q))
             return 0;
     }
     return 1;

@@ -73,9 +73,11 @@ typedef struct policy {
      * this node last handed the lock straight to `node`, which then got
      * all of it (the same argument as `given`; application thread only). */
     uint32_t **handed;
-    /* Barrier root (comm thread): the union of the epoch's arrivals.
-     * Node: the union received, for pruning. */
+    /* Barrier root (comm thread): the union of the epoch's arrivals, and
+     * their home migration reports, (page, version, node) each
+     * (hlrc_migrate.c). Node: the union received, for pruning. */
     notice_set gathered, global;
+    uint32_t *moves, nmoves, moves_cap;
 } policy;
 
 static policy rc = {.proto = &hlrc_protocol, .managed_mutex = PTHREAD_MUTEX_INITIALIZER};
@@ -152,17 +154,42 @@ static notice_set *release_source(policy *pol, int lock)
     return h;
 }
 
-/* Every payload of this protocol is a list of notices, each for a page of
- * the region. */
-int hlrc_payload_check(payload_kind kind, int lock, const void *p, size_t len)
+/* Checks a list of n notices. */
+static int notices_check(const uint32_t *w, size_t n)
 {
-    if (len % NOTICE_WIRE)
-        return -1;
-    const uint32_t *w = p;
-    for (size_t i = 0; i < len / NOTICE_WIRE; i++)
+    for (size_t i = 0; i < n; i++)
         if (w[2 * i] >= region.npages)
             return -1;
     return 0;
+}
+
+/* A barrier frame: u32 count, that many home migration reports (arrival:
+ * page, version; departure: page, version, node), then notices. */
+static int barrier_frame_check(payload_kind kind, const void *p, size_t len)
+{
+    size_t each = kind == PL_ARRIVAL ? MIGRATE_REPORT_WIRE : MIGRATE_MOVE_WIRE;
+    const uint32_t *w = p;
+    if (len < 4 || (uint64_t)w[0] * each > len - 4 || (len - 4 - w[0] * each) % NOTICE_WIRE)
+        return -1;
+    for (uint32_t i = 0; i < w[0]; i++) {
+        const uint32_t *e = (const uint32_t *)((const char *)p + 4 + i * each);
+        if (e[0] >= region.npages || (kind == PL_DEPARTURE && e[2] >= (uint32_t)cfg.nodes))
+            return -1;
+    }
+    size_t at = 4 + w[0] * each;
+    return notices_check((const uint32_t *)((const char *)p + at), (len - at) / NOTICE_WIRE);
+}
+
+/* Lock payloads are lists of notices, each for a page of the region;
+ * barrier payloads begin with home migration reports. */
+int hlrc_payload_check(payload_kind kind, int lock, const void *p, size_t len)
+{
+    (void)lock;
+    if (kind == PL_ARRIVAL || kind == PL_DEPARTURE)
+        return barrier_frame_check(kind, p, len);
+    if (len % NOTICE_WIRE)
+        return -1;
+    return notices_check(p, len / NOTICE_WIRE);
 }
 
 static void lock_release(policy *pol, int lock, pbuf *out)
@@ -252,15 +279,38 @@ void hlrc_interval_done(void)
     }
 }
 
-static void barrier_arrival(policy *pol, pbuf *out) { encode(&pol->known, 0, out); }
-
-static int barrier_merge(policy *pol, const void *p, size_t len)
+static void barrier_arrival(policy *pol, pbuf *out)
 {
-    return notice_merge_wire(&pol->gathered, p, len);
+    hlrc_migrate_report(pol->proto, out);
+    encode(&pol->known, 0, out);
+}
+
+/* The reports (checked: hlrc_payload_check) name their sender. */
+static int barrier_merge(policy *pol, int node, const void *p, size_t len)
+{
+    const uint32_t *w = p;
+    uint32_t n = w[0];
+    if (pol->nmoves + n > pol->moves_cap) {
+        pol->moves_cap = 2 * (pol->nmoves + n);
+        pol->moves = realloc(pol->moves, (size_t)pol->moves_cap * MIGRATE_MOVE_WIRE);
+        if (!pol->moves)
+            log_die_status(1, "out of memory (%u home migration reports)", pol->moves_cap);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t *m = pol->moves + 3 * pol->nmoves++;
+        m[0] = w[1 + 2 * i];
+        m[1] = w[2 + 2 * i];
+        m[2] = (uint32_t)node;
+    }
+    size_t at = 4 + (size_t)n * MIGRATE_REPORT_WIRE;
+    return notice_merge_wire(&pol->gathered, (const char *)p + at, len - at);
 }
 
 static void barrier_departure(policy *pol, pbuf *out)
 {
+    pbuf_put(out, &pol->nmoves, 4);
+    pbuf_put(out, pol->moves, (size_t)pol->nmoves * MIGRATE_MOVE_WIRE);
+    pol->nmoves = 0;
     encode(&pol->gathered, 0, out);
     notice_clear(&pol->gathered);
 }
@@ -269,12 +319,15 @@ static void barrier_departure(policy *pol, pbuf *out)
  * covers. */
 static int barrier_apply(policy *pol, const void *p, size_t len)
 {
+    const uint32_t *moves = (const uint32_t *)p + 1;
+    size_t at = 4 + (size_t)moves[-1] * MIGRATE_MOVE_WIRE;
     notice_clear(&pol->global);
-    if (notice_merge_wire(&pol->global, p, len))
+    if (notice_merge_wire(&pol->global, (const char *)p + at, len - at))
         return -1;
     for (uint32_t i = 0; i < pol->global.n; i++)
         if (apply(pol, pol->global.e[i].page, pol->global.e[i].version))
             hlrc_prefetch_note(pol->global.e[i].page);
+    hlrc_migrate_apply(pol->proto, moves, moves[-1], &pol->global);
     pthread_mutex_lock(&pol->managed_mutex);
     for (int id = cfg.node; pol->managed && id < COH_LOCK_SLOTS; id += cfg.nodes)
         if (pol->managed[id].set.n)
@@ -285,6 +338,7 @@ static int barrier_apply(policy *pol, const void *p, size_t len)
 
 static void barrier_done(policy *pol)
 {
+    hlrc_migrate_done();
     hlrc_prefetch();
     notice_clear(&pol->known);
     notice_clear(&pol->homed);
@@ -315,7 +369,7 @@ static void barrier_done(policy *pol)
     void pfx##_barrier_arrival(pbuf *out) { barrier_arrival(&pol, out); }               \
     int pfx##_barrier_merge(int node, const void *p, size_t len)                        \
     {                                                                                   \
-        return barrier_merge(&pol, p, len);                                             \
+        return barrier_merge(&pol, node, p, len);                                             \
     }                                                                                   \
     void pfx##_barrier_departure(pbuf *out) { barrier_departure(&pol, out); }           \
     int pfx##_barrier_apply(const void *p, size_t len) { return barrier_apply(&pol, p, len); } \
