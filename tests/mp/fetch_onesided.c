@@ -89,9 +89,19 @@ int main(int argc, char **argv)
             bad += check(s, S, r, "sticky pages");
         tsr_barrier();
     }
-    uint64_t refused = counter("onesided_refused") - refused0;
-    if (me && onesided && cfg.cache_only && cfg.detect == DETECT_SEGV && !refused) {
-        printf("node %d: no one-sided read refused a sticky page\n", me);
+    /* Only the first reader of a sticky page is sure to be refused: the
+     * home protects the page when it serves that reader's request, and a
+     * reader that comes after may then read it one-sided. So the readers'
+     * refusals are summed, in a page homed at node 0. */
+    long *refusals = tsr_alloc_attr(PAGE, &at);
+    if (me)
+        refusals[me] = (long)(counter("onesided_refused") - refused0);
+    tsr_barrier();
+    long refused = 0;
+    for (int n = 1; n < tsr_nodes(); n++)
+        refused += refusals[n];
+    if (me == 0 && onesided && cfg.cache_only && cfg.detect == DETECT_SEGV && !refused) {
+        printf("node 0: no one-sided read refused a sticky page\n");
         bad++;
     }
     tsr_finalize();
