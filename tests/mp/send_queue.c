@@ -1,5 +1,5 @@
 /* Bounded send queues (TSR_SEND_QUEUE): node 0 writes a write-shared Munin
- * object larger than any socket buffer or ring, then stops node 1
+ * object larger than any socket buffer or ring (object_bytes), then stops node 1
  * (SIGSTOP) and enters the barrier, whose updates (unacknowledged, counted
  * by the barrier) must then wait in node 0's send queue to node 1. A
  * thread of node 0 resumes node 1 once this node has sent their bytes
@@ -12,6 +12,7 @@
 /* tsr-test: munin -n 2 */
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -19,9 +20,35 @@
 #include "signal_when.h"
 #include "test_env.h"
 
-#define BYTES ((size_t)24 << 20)
+#define MIN_BYTES ((size_t)24 << 20)
 #define ROUNDS 2
 #define BOUND ((size_t)64 << 10)
+
+/* The largest buffer a TCP socket may grow to (the last field of
+ * /proc/sys/net/ipv4/tcp_rmem or tcp_wmem), 0 if unknown. */
+static size_t tcp_buffer_max(const char *file)
+{
+    size_t low = 0, dflt = 0, max = 0;
+    FILE *f = fopen(file, "r");
+    if (f) {
+        if (fscanf(f, "%zu %zu %zu", &low, &dflt, &max) != 3)
+            max = 0;
+        fclose(f);
+    }
+    return max;
+}
+
+/* More than the kernel can hold between the two nodes: a receive buffer
+ * that autotuning grew to its most (32 MiB on a machine where the object
+ * was once 24 MiB, which then sometimes went through with no queue at all)
+ * plus a send buffer, and 8 MiB more; every node computes the same. */
+static size_t object_bytes(void)
+{
+    size_t kernel = tcp_buffer_max("/proc/sys/net/ipv4/tcp_rmem") +
+                    tcp_buffer_max("/proc/sys/net/ipv4/tcp_wmem") + ((size_t)8 << 20);
+    size_t bytes = kernel > MIN_BYTES ? kernel : MIN_BYTES;
+    return (bytes + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
+}
 
 static uint32_t value(int round, size_t i) { return (uint32_t)(round * 2654435761u + i); }
 
@@ -37,12 +64,13 @@ int main(int argc, char **argv)
     test_setenv("TSR_SEND_QUEUE", "64K");
     tsr_init(&argc, &argv);
     int me = tsr_node();
-    uint32_t *words = munin_alloc_at(BYTES, TSR_WRITE_SHARED, 0);
+    const size_t bytes = object_bytes();
+    uint32_t *words = munin_alloc_at(bytes, TSR_WRITE_SHARED, 0);
     long *pid = munin_alloc_at(sizeof(long), TSR_WRITE_SHARED, 1);
     if (me == 1)
         *pid = getpid();
     tsr_barrier();
-    size_t n = BYTES / sizeof *words, wrong = 0;
+    size_t n = bytes / sizeof *words, wrong = 0;
     for (size_t i = 0; i < n; i++) /* every node holds a copy: updates reach it */
         wrong += words[i] != 0;
     tsr_barrier();
@@ -53,7 +81,7 @@ int main(int argc, char **argv)
                 words[i] = value(round, i);
             /* Node 1 runs again once this node's updates are all queued. */
             kill((pid_t)*pid, SIGSTOP);
-            signal_when_start(&resume, bytes_sent, BYTES, (pid_t)*pid, SIGCONT);
+            signal_when_start(&resume, bytes_sent, bytes, (pid_t)*pid, SIGCONT);
         }
         tsr_barrier();
         if (me == 0)
@@ -69,7 +97,7 @@ int main(int argc, char **argv)
     if (me == 0) {
         /* One barrier's updates: the object's bytes, plus the diffs' headers. */
         CHECK(peak > BOUND, "the queue to the stopped node never passed the bound");
-        CHECK(peak <= BOUND + BYTES + BYTES / 8, "peak %llu: more than the bound plus one barrier",
+        CHECK(peak <= BOUND + bytes + bytes / 8, "peak %llu: more than the bound plus one barrier",
               (unsigned long long)peak);
     }
     return munin_finish("send_queue");
