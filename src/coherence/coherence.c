@@ -288,6 +288,15 @@ int coh_barrier_done(const void *departure, size_t len, uint32_t expected)
     return 0;
 }
 
+void coh_barrier_left(void)
+{
+    coh_enter();
+    for (size_t i = 1; i < COH_NPROTO; i++)
+        if (coh_protocols[i]->barrier_left)
+            coh_protocols[i]->barrier_left();
+    coh_leave();
+}
+
 static int replicating;
 
 void coh_replicated_write(void) { COUNTER_ADD(replicated_writes, 1); }

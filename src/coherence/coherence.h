@@ -87,6 +87,9 @@ void coh_barrier_release(uint32_t *sent);
  * protocol (tsr_protocol.barrier_done). Returns -1 if the frames are
  * malformed. */
 int coh_barrier_done(const void *departure, size_t len, uint32_t expected);
+/* After the last coh_barrier_done of a barrier (two for a parked node):
+ * tells every protocol (tsr_protocol.barrier_left). */
+void coh_barrier_left(void);
 /* The root, before the departure: parked `node` applies it only with the
  * next barrier's (tsr_protocol.barrier_held). */
 void coh_barrier_held(int node);

@@ -71,6 +71,11 @@ typedef struct tsr_protocol {
     /* Optional: every node has left the barrier, this node has received
      * every counted message of the epoch and applied the departure. */
     void (*barrier_done)(void);
+    /* Optional: this node has applied every departure it was given and
+     * its application thread resumes (a parked node leaves two barriers
+     * at once, barrier.c): no departure of these barriers is still to
+     * change a page's state or home here. */
+    void (*barrier_left)(void);
     /* Optional: the application thread holds no lock and is about to
      * synchronize (tsr_lock, the end of tsr_unlock, a barrier's entry).
      * The protocol may wait here for an exchange of its own that every

@@ -440,6 +440,7 @@ void barrier_noted(const coll_sig *sig, const uint64_t *note_v)
     stall_wait(&done.w, -1);
     stall_leave();
     leave(done.departure, done.len, done.expected);
+    coh_barrier_left();
     free(done.departure);
     sync_acquired();
     STAT_TIME(barrier_wait_s, now_s() - t0);
@@ -459,6 +460,7 @@ void barrier_park(const coll_sig *sig, uint64_t note_v[3])
     departures_of(done.departure, done.len, done.count, d);
     for (uint32_t k = 0; k < done.count; k++)
         leave(d[k].p, d[k].len, d[k].expected);
+    coh_barrier_left();
     memcpy(note_v, done.departure, 3 * sizeof *note_v);
     free(done.departure);
     sync_acquired();

@@ -86,7 +86,11 @@ int main(int argc, char **argv)
     tsr_init(&argc, &argv);
     int me = tsr_node(), n = tsr_nodes(), bad = 0;
     const char *detect = getenv("TSR_DETECT"), *mig = getenv("TSR_HOME_MIGRATE");
-    int moves = n > 1 && (!detect || !strcmp(detect, "segv")) && !(mig && !strcmp(mig, "off"));
+    const char *transport = getenv("TSR_TRANSPORT"), *put = getenv("TSR_DIFF_PUT");
+    /* Off where diffs may be written one-sided (hlrc_migrate.c). */
+    int puts = transport && !strcmp(transport, "ucx") && !(put && !strcmp(put, "message"));
+    int moves = n > 1 && (!detect || !strcmp(detect, "segv")) && !(mig && !strcmp(mig, "off")) &&
+                !puts;
     tsr_attr attr = TSR_ATTR_DEFAULT;
     attr.home = TSR_HOME_NODE;
     attr.home_node = 0;

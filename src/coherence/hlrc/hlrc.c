@@ -585,6 +585,7 @@ const tsr_protocol hlrc_protocol = {
     .flush = flush,
     .replicate_begin = hlrc_replicate_begin,
     .replicate_end = hlrc_replicate_end,
+    .barrier_left = hlrc_prefetch,
     HLRC_TABLE(hlrc),
 };
 

@@ -118,8 +118,8 @@ int hlrc_put_diffs(int home, const outbox *box);
 
 /* hlrc_prefetch.c: at a barrier (TSR_PREFETCH=notices), the pages its
  * notices invalidated here are noted as they are (barrier_apply), then
- * fetched in runs, every request out before the first wait (barrier_done).
- * The application thread. */
+ * fetched in runs, every request out before the first wait, once every
+ * departure given is applied (barrier_left). The application thread. */
 void hlrc_prefetch_init(void);
 void hlrc_prefetch_note(uint32_t page);
 /* A fault on page p (hlrc.c): the program uses it. Async-signal-safe. */

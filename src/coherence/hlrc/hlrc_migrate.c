@@ -35,9 +35,12 @@
  * its home at the owner (coherence/adopt.c), so it would miss the move.
  *
  * Off (TSR_HOME_MIGRATE=off), with several application threads per node
- * (the others may fault during a barrier), and where writes may be tracked
+ * (the others may fault during a barrier), where writes may be tracked
  * exactly (TSR_DETECT other than segv: a tracked home page is part of a
- * kernel-tracked run, which a move would break).
+ * kernel-tracked run, which a move would break), and where diffs may be
+ * written one-sided (TSR_DIFF_PUT=onesided over ucx): the writer checks
+ * the home's page table after its puts, where a new home that has not
+ * applied the departure yet still names the old one (hlrc_onesided.c).
  */
 #include <stdatomic.h>
 
@@ -64,7 +67,7 @@ static int enabled;
 void hlrc_migrate_init(void)
 {
     enabled = cfg.home_migrate && cfg.threads <= 1 && cfg.detect == DETECT_SEGV &&
-              cfg.nodes > 1;
+              cfg.nodes > 1 && !(cfg.diff_put && cfg.transport == TRANSPORT_UCX);
     if (enabled)
         pending = region_page_table(sizeof *pending, "the pending home flags");
     stats_register(&homes_moved);

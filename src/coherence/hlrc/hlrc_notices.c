@@ -339,7 +339,6 @@ static int barrier_apply(policy *pol, const void *p, size_t len)
 static void barrier_done(policy *pol)
 {
     hlrc_migrate_done();
-    hlrc_prefetch();
     notice_clear(&pol->known);
     notice_clear(&pol->homed);
     for (int id = 0; pol->held && id < COH_LOCK_SLOTS; id++)
