@@ -91,8 +91,13 @@ int hlrc_keeps(uint32_t p)
     return k == &hlrc_protocol || k == &scope_protocol;
 }
 
-/* Home here, or becoming so at the barrier being left (hlrc_migrate.c). */
-int hlrc_serves(uint32_t p) { return (hlrc_is_home(p) || hlrc_home_pending(p)) && hlrc_keeps(p); }
+/* Home here, or becoming so at the barrier being left (hlrc_migrate.c).
+ * Pending first: a move stores the home before it clears the flag, so a
+ * cleared flag read here is followed by the new home's. Read the other way
+ * round, the comm thread could see the old home, then the flag cleared by
+ * the move in between, and refuse a diff that the move had just made its
+ * own (mp/write_release wide -n 5: the writer waited for its ack for ever). */
+int hlrc_serves(uint32_t p) { return (hlrc_home_pending(p) || hlrc_is_home(p)) && hlrc_keeps(p); }
 
 void hlrc_note_copied(uint32_t p)
 {
