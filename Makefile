@@ -440,6 +440,11 @@ $(BUILD)/bench/%: bench/%.c $(LIBA) $(LIBINT)
 $(BUILD)/bench/ompnow_barnes: CPPFLAGS += -Iapps/common
 $(BUILD)/bench/ompnow_barnes: CFLAGS += -Wno-unused-function
 
+# SOR's sweep over each kind of memory (docs/PERFORMANCE.md, TCP section).
+$(BUILD)/bench/sor_memory: apps/sor/sor_kernels.c
+$(BUILD)/bench/sor_memory: CPPFLAGS += -Iapps/common -Iapps/sor
+$(BUILD)/bench/sor_memory: LDLIBS += apps/sor/sor_kernels.c
+
 # tsr_micro has a file per group of rows in bench/micro/ (micro.h); it
 # reaches inside the runtime, so it links LIBINT.
 MICRO_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard bench/micro/*.c))

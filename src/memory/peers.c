@@ -222,6 +222,16 @@ static copy_log *log_of(int s)
 
 static int on_this_host(int s) { return s != cfg.node && boot.host[s] == boot.host[cfg.node]; }
 
+/* Mapping is mutual: a node whose memory this one mapped has mapped this
+ * one's, but for a failure that peers_report tells. */
+int peers_direct(void)
+{
+    for (int s = 0; peers && s < cfg.nodes; s++)
+        if (peers[s].data)
+            return 1;
+    return 0;
+}
+
 int peers_copying(uint32_t p)
 {
     if (!own_file)

@@ -50,5 +50,8 @@ void peers_drain_copies(void (*fn)(int source, uint32_t p));
  * writable and then finds no copy here knows that any later copier sees
  * that state (hlrc.c, flush_home_page). Application thread. */
 int peers_copying(uint32_t p);
+/* Whether other nodes of this host copy pages straight from this node's
+ * memory (after peers_map). */
+int peers_direct(void);
 
 #endif

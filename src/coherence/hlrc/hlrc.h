@@ -74,7 +74,10 @@ int hlrc_unstick(uint32_t p);
 void hlrc_note_copied(uint32_t p);
 /* A home page written in this interval, or counted as written: a new
  * version, announced if another node may hold the current one; whether
- * it was (hlrc.c). */
+ * it was, and why: COPY_TAKEN, a copy was taken (or may have been);
+ * COPY_FRESH, only the version 0 every node holds of a fresh allocation
+ * (page_meta.copied holds the same values) (hlrc.c). */
+enum { COPY_TAKEN = 1, COPY_FRESH = 2 };
 int hlrc_new_home_version(uint32_t p);
 
 /* hlrc_heap.c: fresh pages of this node's tsr_malloc arena. Sets up

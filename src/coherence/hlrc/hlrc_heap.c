@@ -50,7 +50,7 @@ void hlrc_map_local(uint32_t first, uint32_t n, uint8_t state)
 void hlrc_fresh_copied(int source, uint32_t p)
 {
     hlrc_unstick(p);
-    atomic_store(&region.meta[p].copied, 1);
+    atomic_store(&region.meta[p].copied, COPY_TAKEN);
     if (hlrc_state(p) == HOME_WRITE)
         return;
     const char *copy = peer_page(source, p);
