@@ -116,7 +116,7 @@ static void move_home(uint32_t p, int k, uint32_t version)
             log_die_status(1, "home migration: page %u moves here at version %u, but this "
                               "node's copy is not it (state %u, version %u)",
                            p, version, hlrc_state(p), atomic_load(&m->version));
-        atomic_store(&m->copied, 1);
+        atomic_store(&m->copied, COPY_TAKEN);
         hlrc_set_state(p, HOME_READ);
         __atomic_store_n(&m->home, (uint16_t)k, __ATOMIC_RELEASE);
         atomic_store(&pending[p], 0);
