@@ -38,6 +38,7 @@
 #include "coherence/protocol.h"
 #include "memory/arena.h"
 #include "memory/region.h"
+#include "stats/stats.h"
 #include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -45,8 +46,17 @@
 #include "util/log.h"
 
 /* Most pages one answer adopts on either side of the fault: an answer
- * costs the owner's comm thread a scan of that many entries. */
-#define ADOPT_MAX 4096u
+ * costs the owner's comm thread a scan of that many entries (about a
+ * millisecond at most, once per run a node adopts). Large enough to pass
+ * an OpenMP thread's frame stack (TSR_OMP_STACK, 64 MiB: 16,384 pages),
+ * the first thing in an OpenMP program's arena: with 4,096, a node that
+ * adopted the master's stack to read a region's arguments asked again for
+ * the heap blocks allocated before the fork (MM's row tables: 2 of its
+ * 25 messages at 2 nodes, docs/OPENMP.md). */
+#define ADOPT_MAX 65536u
+
+STATS_COUNTER(adopt_requests, "runs of another node's tsr_malloc pages asked of it at a fault "
+                              "(MSG_ADOPT_REQ)");
 
 typedef struct adopt_reply {
     waiter w;
@@ -100,6 +110,7 @@ int adopt_fault(const void *addr, uint32_t page)
     adopt_reply r = {.asked = page};
     am_msg m;
     waiter_init(&r.w, 1);
+    COUNTER_ADD(adopt_requests, 1);
     am_post(owner, &m, MSG_ADOPT_REQ, page, req_open(owner, MSG_ADOPT_REP, &r), 0, NULL, 0);
     waiter_wait(&r.w);
     if (!r.n)
@@ -170,4 +181,5 @@ void adopt_init(void)
 {
     am_register(MSG_ADOPT_REQ, on_adopt_req);
     am_register(MSG_ADOPT_REP, on_adopt_rep);
+    stats_register(&adopt_requests);
 }
