@@ -5,7 +5,8 @@
  *    (an OpenMP thread's frame stack is 16,384), then one more page; the
  *    reader's first fault adopts the whole allocated run, so reading the
  *    last page asks nothing more (ADOPT_MAX in adopt.c: at 4,096 pages it
- *    took a second MSG_ADOPT_REQ);
+ *    took a second MSG_ADOPT_REQ). An owner whose page table is mapped
+ *    here (on this host, TSR_FETCH=direct) is asked nothing at all;
  *  - readahead keeps its pace from one home's block to the next: node 1's
  *    block, read right after node 0's, takes one fault per TSR_FETCH_AHEAD
  *    pages from its first page, where starting again at one page took
@@ -16,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "memory/peers.h"
+#include "memory/region.h"
 #include "tessera.h"
 #include "util/config.h"
 
@@ -43,10 +46,10 @@ static uint64_t read_faults(void)
     return s.read_faults;
 }
 
-static uint64_t adopt_requests(void)
+static uint64_t counter(const char *name)
 {
     uint64_t v = 0;
-    if (tsr_counter_get("adopt_requests", &v))
+    if (tsr_counter_get(name, &v))
         bad++;
     return v;
 }
@@ -101,7 +104,8 @@ int main(int argc, char **argv)
 
     if (me == reader) {
         shared mine = *sh; /* read before counting: sh is not in the arenas */
-        uint64_t a0 = adopt_requests(), f0 = read_faults();
+        uint64_t asked = counter("adopt_requests"), direct = counter("adopts_direct");
+        uint64_t f0 = read_faults();
         stream(mine.block[0], 0);
         uint64_t f1 = read_faults();
         stream(mine.block[1], 1);
@@ -113,7 +117,13 @@ int main(int argc, char **argv)
                    (unsigned long long)*mine.last);
             bad++;
         }
-        check("adoptions for node 0's and node 1's arenas", adopt_requests() - a0, 2);
+        /* Asked of the owners whose memory is not mapped here. */
+        uint64_t unmapped = 0;
+        for (int owner = 0; owner < 2; owner++)
+            unmapped += !peer_page(owner, page_of((const void *)mine.block[owner]));
+        check("adoptions asked of node 0 and node 1", counter("adopt_requests") - asked, unmapped);
+        check("adoptions for node 0's and node 1's arenas",
+              counter("adopt_requests") - asked + counter("adopts_direct") - direct, 2);
     }
     tsr_barrier();
     tsr_finalize();
