@@ -4,7 +4,8 @@
  * The owner set them up for its protocol when it allocated them; no other
  * node took part. Another node knows nothing of them until it first faults
  * on one. It then asks the owner which pages around the fault are
- * allocated, and adopts that run: home at the owner (the only placement
+ * allocated (or, on the owner's host, reads the owner's page table:
+ * adopt_direct), and adopts that run: home at the owner (the only placement
  * tsr_malloc makes), the owner's protocol, and no copy here (state 0, which
  * is INVALID for the home-based protocol). So the first access fetches the
  * master copy, whatever the owner wrote before the pointer reached this
@@ -37,7 +38,9 @@
 
 #include "coherence/protocol.h"
 #include "memory/arena.h"
+#include "memory/peers.h"
 #include "memory/region.h"
+#include "stats/stats.h"
 #include "transport/request.h"
 #include "transport/transport.h"
 #include "transport/wait.h"
@@ -45,8 +48,19 @@
 #include "util/log.h"
 
 /* Most pages one answer adopts on either side of the fault: an answer
- * costs the owner's comm thread a scan of that many entries. */
-#define ADOPT_MAX 4096u
+ * costs the owner's comm thread a scan of that many entries (about a
+ * millisecond at most, once per run a node adopts). Large enough to pass
+ * an OpenMP thread's frame stack (TSR_OMP_STACK, 64 MiB: 16,384 pages),
+ * the first thing in an OpenMP program's arena: with 4,096, a node that
+ * adopted the master's stack to read a region's arguments asked again for
+ * the heap blocks allocated before the fork (MM's row tables: 2 of its
+ * 25 messages at 2 nodes, docs/OPENMP.md). */
+#define ADOPT_MAX 65536u
+
+STATS_COUNTER(adopt_requests, "runs of another node's tsr_malloc pages asked of it at a fault "
+                              "(MSG_ADOPT_REQ)");
+STATS_COUNTER(adopts_direct, "runs of another node's tsr_malloc pages read in its page table on "
+                             "this host at a fault, with no message");
 
 typedef struct adopt_reply {
     waiter w;
@@ -84,6 +98,48 @@ static int adopt_run(uint32_t first, uint32_t n, int owner, uint8_t proto, uint1
     return 0;
 }
 
+/* Page p's protocol in this node's page table, as peer_proto reads a
+ * peer's. */
+static uint8_t own_proto(int node, uint32_t p) { return region.meta[p].proto; }
+
+/* The run around `page` of node's arena that `proto` keeps in node's page
+ * table (read by proto_of), at most ADOPT_MAX pages on either side:
+ * [*first, *end). */
+static void run_around(uint8_t (*proto_of)(int, uint32_t), int node, uint32_t page,
+                       uint8_t proto, uint32_t *first, uint32_t *end)
+{
+    uint32_t lo, hi;
+    arena_bounds(node, &lo, &hi);
+    *first = *end = page;
+    while (*end < hi && *end - page < ADOPT_MAX && proto_of(node, *end) == proto)
+        (*end)++;
+    while (*first > lo && page - *first < ADOPT_MAX && proto_of(node, *first - 1) == proto)
+        (*first)--;
+}
+
+/* On this host the owner's page table is mapped here (TSR_FETCH=direct,
+ * memory/peers.h), so the run is read there as the owner would answer,
+ * with no message: MM's OpenMP form at 2 nodes sent 23 messages, 4 of
+ * them adoptions, against 21 for mm.c. Not for a protocol that sets
+ * adopted pages up from facts of the owner's (Munin), nor for a page that
+ * the owner's table does not show allocated yet (a pointer handed on
+ * without synchronization): the owner's answer decides those. Returns -1
+ * if the owner must be asked. */
+static int adopt_direct(uint32_t page, int owner)
+{
+    if (!peer_page(owner, page))
+        return -1;
+    uint8_t proto = peer_proto(owner, page);
+    if (!coh_protocol_known(proto) || coh_protocols[proto]->adopt_run ||
+        coh_protocols[proto]->adopt)
+        return -1;
+    uint32_t first, end;
+    run_around(peer_proto, owner, page, proto, &first, &end);
+    adopt_run(first, end - first, owner, proto, 0);
+    COUNTER_ADD(adopts_direct, 1);
+    return 0;
+}
+
 static void die_unallocated(const void *addr, int owner)
 {
     log_die_status(1, "access to %p in node %d's tsr_malloc arena, which node %d has not "
@@ -97,9 +153,12 @@ int adopt_fault(const void *addr, uint32_t page)
         return -1;
     if (owner == cfg.node) /* this node's own pages have metadata from the start */
         die_unallocated(addr, owner);
+    if (!adopt_direct(page, owner))
+        return 0;
     adopt_reply r = {.asked = page};
     am_msg m;
     waiter_init(&r.w, 1);
+    COUNTER_ADD(adopt_requests, 1);
     am_post(owner, &m, MSG_ADOPT_REQ, page, req_open(owner, MSG_ADOPT_REP, &r), 0, NULL, 0);
     waiter_wait(&r.w);
     if (!r.n)
@@ -134,10 +193,7 @@ static void on_adopt_req(int src, const tsr_msg_hdr *h, void *payload)
         coh_protocols[proto]->adopt_run(page, &first, &n, &info);
         end = first + n;
     } else if (proto) {
-        while (end < hi && end - page < ADOPT_MAX && region.meta[end].proto == proto)
-            end++;
-        while (first > lo && page - first < ADOPT_MAX && region.meta[first - 1].proto == proto)
-            first--;
+        run_around(own_proto, cfg.node, page, proto, &first, &end);
     }
     am_send(src, MSG_ADOPT_REP, first, h->arg[1],
             (end - first) | (uint64_t)proto << 32 | (uint64_t)info << 40, NULL, 0);
@@ -170,4 +226,6 @@ void adopt_init(void)
 {
     am_register(MSG_ADOPT_REQ, on_adopt_req);
     am_register(MSG_ADOPT_REP, on_adopt_rep);
+    stats_register(&adopt_requests);
+    stats_register(&adopts_direct);
 }

@@ -204,6 +204,11 @@ uint8_t peer_state(int home, uint32_t p)
     return __atomic_load_n(&peers[home].meta[p].state, __ATOMIC_ACQUIRE);
 }
 
+uint8_t peer_proto(int node, uint32_t p)
+{
+    return __atomic_load_n(&peers[node].meta[p].proto, __ATOMIC_ACQUIRE);
+}
+
 void peer_log_copy(int home, uint32_t p)
 {
     copy_log *l = peers[home].log;

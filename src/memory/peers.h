@@ -9,7 +9,9 @@
  * copied, so that its next release announces the page's next version
  * (hlrc.c): each node keeps, in a second shared file beside its page
  * table, one copy log per source node, a ring of page numbers the source
- * writes and the home drains at its releases.
+ * writes and the home drains at its releases. The page tables also say
+ * which pages of a node's tsr_malloc arena it has allocated, so that the
+ * host's other nodes adopt them without asking (coherence/adopt.c).
  */
 #ifndef TSR_PEERS_H
 #define TSR_PEERS_H
@@ -36,6 +38,8 @@ const char *peer_page(int home, uint32_t p);
 uint32_t peer_version(int home, uint32_t p);
 /* The state of page p in home's page table (its protocol's meaning). */
 uint8_t peer_state(int home, uint32_t p);
+/* The protocol that keeps page p in node's page table (page_meta.proto). */
+uint8_t peer_proto(int node, uint32_t p);
 /* Logs a copy of home's page p that this node takes: once before reading
  * its version, once after its bytes (see hlrc_fetch.c). One thread at a
  * time, the one that fetches (as for readahead's streams): a log has one
