@@ -19,6 +19,7 @@
 
 #include "memory/peers.h"
 #include "memory/region.h"
+#include "counter.h"
 #include "tessera.h"
 #include "util/config.h"
 
@@ -44,14 +45,6 @@ static uint64_t read_faults(void)
     tsr_stats s;
     tsr_stats_get(&s);
     return s.read_faults;
-}
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    if (tsr_counter_get(name, &v))
-        bad++;
-    return v;
 }
 
 /* Faults of a stream over BLOCK pages whose runs double from `window`. */

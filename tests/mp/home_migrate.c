@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counter.h"
 #include "tessera.h"
 
 #define WORDS 512 /* longs per page */
@@ -22,14 +23,6 @@ static uint64_t diffs(void)
     tsr_stats s;
     tsr_stats_get(&s);
     return s.diffs_created;
-}
-
-static uint64_t counter(const char *name)
-{
-    uint64_t v = 0;
-    if (tsr_counter_get(name, &v))
-        fprintf(stderr, "node %d: no counter %s\n", tsr_node(), name);
-    return v;
 }
 
 /* Node `me` adds `add` to the first ROUNDS words of its page, one lock
