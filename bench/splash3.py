@@ -81,7 +81,7 @@ LARGE = {
                   "largeroom, -bf 0.0015 -en 0.005"),
     "RAYTRACE": ("./RAYTRACE -p# -m128 inputs/balls4-384.env", None, "balls4, 384x384"),
     "VOLREND": ("./VOLREND # inputs/phantom 40", None, "phantom 256x256x113, 40 frames"),
-    "WATER-NSQUARED": ("./WATER-NSQUARED", "inputs/n4096s6-p#", "4096, 6 steps"),
+    "WATER-NSQUARED": ("./WATER-NSQUARED", "inputs/n4096s8-p#", "4096, 8 steps"),
     "WATER-SPATIAL": ("./WATER-SPATIAL", "inputs/parsec_simlarge", "32768 (parsec_simlarge)"),
     "CHOLESKY": ("./CHOLESKY -p# -t", "inputs/grid34.O", "grid 34^3"),
     "FFT": ("./FFT -p# -m22 -t", None, "-m22"),
@@ -148,8 +148,8 @@ GENERATED = {
                              "mv n131072.tmp n131072-p1"),
     "FMM": ("input.1.131072", "sed 's/^65536$/131072/' parsec_simmedium > i131072.tmp && "
                               "mv i131072.tmp input.1.131072"),
-    "WATER-NSQUARED": ("n4096s6-p1", "sed 's/  3375  3 /  4096  6 /' parsec_simmedium > n4096.tmp && "
-                                     "mv n4096.tmp n4096s6-p1"),
+    "WATER-NSQUARED": ("n4096s8-p1", "sed 's/  3375  3 /  4096  8 /' parsec_simmedium > n4096.tmp && "
+                                     "mv n4096.tmp n4096s8-p1"),
     "VOLREND": ("phantom.den", f"{ROOT}/bench/volrend_phantom.py phantom.den 256 256 113"),
     "CHOLESKY": ("grid34.O", f"{ROOT}/bench/cholesky_grid.py 34 34 34 > grid34.O.tmp && "
                              "mv grid34.O.tmp grid34.O"),
