@@ -150,6 +150,10 @@ static struct {
     int failed, first, err; /* err: an errno, or 0 when the peer did not publish */
 } unmapped;
 
+/* Whether peers_map mapped another node's memory: asked at every home
+ * page's release (hlrc.c), so not counted again each time. */
+static int mapped_any;
+
 void peers_map(void)
 {
     if (!own_file)
@@ -173,6 +177,7 @@ void peers_map(void)
         }
         none = 0;
     }
+    mapped_any = !none;
     if (none && cfg.nodes > 1)
         log_debug("TSR_FETCH=direct: no other node's memory is mapped here (transport %s)",
                   transport_name());
@@ -229,13 +234,7 @@ static int on_this_host(int s) { return s != cfg.node && boot.host[s] == boot.ho
 
 /* Mapping is mutual: a node whose memory this one mapped has mapped this
  * one's, but for a failure that peers_report tells. */
-int peers_direct(void)
-{
-    for (int s = 0; peers && s < cfg.nodes; s++)
-        if (peers[s].data)
-            return 1;
-    return 0;
-}
+int peers_direct(void) { return mapped_any; }
 
 int peers_copying(uint32_t p)
 {

@@ -9,8 +9,9 @@
  * block while it is still zero (a version-0 copy it really uses), then
  * the owner writes its block in each of ROUNDS intervals:
  *   cache-only, segv: K faults in the first interval, none after (K in
- *     the second too where nodes of this host copy each other's memory:
- *     they could not copy a sticky page without asking);
+ *     the second too where other nodes copy this node's memory, on this
+ *     host or one-sided over ucx: they could not copy a sticky page
+ *     without asking);
  *   cache-only, uffd (exact): none;
  *   TSR_WRITE_DETECT=all: K faults in every interval.
  * After the rounds the reader must see the last round's values: the first
@@ -55,7 +56,7 @@ int main(int argc, char **argv)
         fill(mine, (uint64_t)(me * 100 + r));
         tsr_barrier();
         uint64_t got = faults() - f0;
-        int faulting = r == 1 || (r == 2 && peers_direct());
+        int faulting = r == 1 || (r == 2 && (peers_direct() || hlrc_onesided_readers()));
         uint64_t want = !cfg.cache_only || (!exact && faulting) ? K : 0;
         if (got != want) {
             printf("node %d: %llu write faults writing its block in round %d, expected %llu\n",

@@ -304,14 +304,16 @@ int hlrc_new_home_version(uint32_t p)
  * would be, but nobody read it that we know of. Protected instead, each
  * page of an allocation its home fills before a barrier took a second
  * write fault when the program wrote it again (SOR: 16,400 a node in its
- * first timed sweep at 2 nodes). Not where nodes of this host copy the
- * home's memory directly: they would have to ask for a sticky page, a
- * message a run where the home's fault costs a few microseconds once. */
+ * first timed sweep at 2 nodes). Not where other nodes copy the home's
+ * memory themselves, directly on this host or one-sided over ucx: they
+ * would have to ask for a sticky page, a message a run where the home's
+ * fault costs a few microseconds once (mp/fetch_onesided). */
 static void flush_home_page(uint32_t p)
 {
     page_meta *m = &region.meta[p];
     int taken = hlrc_new_home_version(p);
-    int shared = taken == COPY_TAKEN || (taken == COPY_FRESH && peers_direct());
+    int shared = taken == COPY_TAKEN ||
+                 (taken == COPY_FRESH && (peers_direct() || hlrc_onesided_readers()));
     int remote = atomic_exchange(&m->remote, 0);
     if (cfg.cache_only && !shared && !remote) {
         hlrc_set_state(p, HOME_STICKY);

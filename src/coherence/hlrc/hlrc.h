@@ -111,6 +111,8 @@ void hlrc_fetch_ask(fetch_wait *fw, am_msg *m, int home);
 void hlrc_onesided_init(void);
 int hlrc_copy_onesided(const fetch_run *r, int home);
 int hlrc_onesided_home(int home);
+/* Whether other nodes may read this node's pages one-sided. */
+int hlrc_onesided_readers(void);
 int hlrc_take_mark(uint32_t p);
 int hlrc_marked(uint32_t p);
 /* Writes box's diffs (an outbox of this release's diffs for home) into

@@ -115,6 +115,9 @@ int hlrc_marked(uint32_t p)
 
 int hlrc_onesided_home(int home) { return cfg.fetch_direct && transport_rma_ready(home); }
 
+/* Every node's settings are the same: a node that reads so is read so. */
+int hlrc_onesided_readers(void) { return cfg.fetch_direct && cfg.transport == TRANSPORT_UCX; }
+
 /* The home's entry for page p: its page, of this protocol. */
 static int homed_there(const page_meta *m, uint32_t p, int home)
 {
