@@ -150,9 +150,9 @@ static struct {
     int failed, first, err; /* err: an errno, or 0 when the peer did not publish */
 } unmapped;
 
-/* Whether peers_map mapped another node's memory: asked at every home
- * page's release (hlrc.c), so not counted again each time. */
-static int mapped_any;
+/* Whether peers_map mapped another node's memory, -1 before it: asked at
+ * every home page's release (hlrc.c), so not counted again each time. */
+static int mapped_any = -1;
 
 void peers_map(void)
 {
@@ -234,7 +234,12 @@ static int on_this_host(int s) { return s != cfg.node && boot.host[s] == boot.ho
 
 /* Mapping is mutual: a node whose memory this one mapped has mapped this
  * one's, but for a failure that peers_report tells. */
-int peers_direct(void) { return mapped_any; }
+/* Before peers_map, which follows tsr_init's barrier, whose release
+ * flushes the globals, a node cannot know: it answers yes whenever it
+ * offers its own memory. A page kept protected for nothing costs one
+ * fault; a sticky one that a copier finds costs a message (sh/omp_apps'
+ * omp/cost counted one in about thirty runs). */
+int peers_direct(void) { return mapped_any < 0 ? own_file != NULL : mapped_any; }
 
 int peers_copying(uint32_t p)
 {
