@@ -83,7 +83,9 @@ static _Atomic uint8_t *queued;
 static _Atomic uint64_t ring_tail;
 static uint64_t ring_head;
 
-int hlrc_is_home(uint32_t p) { return region.meta[p].home == cfg.node; }
+int hlrc_home_of(uint32_t p) { return __atomic_load_n(&region.meta[p].home, __ATOMIC_ACQUIRE); }
+
+int hlrc_is_home(uint32_t p) { return hlrc_home_of(p) == cfg.node; }
 
 int hlrc_keeps(uint32_t p)
 {

@@ -57,9 +57,12 @@ int hlrc_invalidate(uint32_t page, uint32_t version);
  * v: the notice, and the copy kept at v if `keep` and the home went
  * straight to it from the copy's version. */
 void hlrc_diff_acked(uint32_t p, uint32_t v, int keep);
-/* hlrc.c: whether this node is page p's home; whether this code keeps
- * page p (its protocol is hlrc or its variant, scope); another node began
- * to copy home page p (a fetch, or a diff whose writer keeps its copy). */
+/* hlrc.c: page p's home, read atomically (the comm thread's handlers read
+ * it while a barrier's home migration changes it: hlrc_migrate.c); whether
+ * this node is page p's home; whether this code keeps page p (its protocol
+ * is hlrc or its variant, scope); another node began to copy home page p
+ * (a fetch, or a diff whose writer keeps its copy). */
+int hlrc_home_of(uint32_t p);
 int hlrc_is_home(uint32_t p);
 int hlrc_keeps(uint32_t p);
 /* Whether this node answers requests and diffs for hlrc page p: its home,

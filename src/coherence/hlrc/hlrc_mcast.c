@@ -243,7 +243,7 @@ static void on_offer(int src, const tsr_msg_hdr *h, void *payload)
 static void on_push(int src, const tsr_msg_hdr *h, void *payload)
 {
     uint32_t p = (uint32_t)h->arg[0];
-    if (!hlrc_keeps(p) || region.meta[p].home != src ||
+    if (!hlrc_keeps(p) || hlrc_home_of(p) != src ||
         src == cfg.node || h->len != REP_PAGES_AT(1) + PAGE_SIZE) {
         am_reject(src, h, "a page not home-based and homed at the sender, or not one page");
         return;
