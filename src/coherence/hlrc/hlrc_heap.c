@@ -5,7 +5,6 @@
  * node: sticky from the start").
  */
 #include <stdatomic.h>
-#include <string.h>
 
 #include "coherence/hlrc/hlrc.h"
 #include "detect/detect.h"
