@@ -368,7 +368,7 @@ static void barrier_done(policy *pol)
     void pfx##_barrier_arrival(pbuf *out) { barrier_arrival(&pol, out); }               \
     int pfx##_barrier_merge(int node, const void *p, size_t len)                        \
     {                                                                                   \
-        return barrier_merge(&pol, node, p, len);                                             \
+        return barrier_merge(&pol, node, p, len);                                       \
     }                                                                                   \
     void pfx##_barrier_departure(pbuf *out) { barrier_departure(&pol, out); }           \
     int pfx##_barrier_apply(const void *p, size_t len) { return barrier_apply(&pol, p, len); } \
