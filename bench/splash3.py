@@ -248,6 +248,7 @@ def counts(path, keep=None):
             msgs += o["messages_sent"]
             faults += o["read_faults"] + o["write_faults"]
         if keep:
+            os.makedirs(os.path.dirname(keep), exist_ok=True)
             shutil.move(path, keep)
         else:
             os.unlink(path)
