@@ -34,18 +34,6 @@ void hlrc_map_local(uint32_t first, uint32_t n, uint8_t state)
         detect_set_access(first, n, ACCESS_WRITE);
 }
 
-/* A direct copy of a fresh page of this node's arena, at version 0: one
- * that copiers take even while it is sticky (hlrc_fetch.c: sticky_at_home),
- * so the home may have written it, unseen, after the copy. The page is
- * protected first, so that the home's later writes fault and are
- * versioned; then the copier's bytes are compared with the home's. Equal,
- * the copy holds every write the home made (a copy still under way takes
- * the rest from the protected page) and needs no new version; different,
- * the home may have written after the copy (or the copier wrote its own),
- * and this release announces one, which invalidates the copy. Nautilus'
- * guess, a new version at every copy, made LU 512 at 2 nodes fetch 625
- * pages instead of 557. A page written again since is on the dirty list, and this
- * release versions it. */
 /* Whether the copier's bytes equal the home's. The comm thread may be
  * applying another node's diff to the home's page meanwhile (on_diff):
  * the comparison then sees some of it or none, and either answer is safe,
@@ -62,6 +50,18 @@ __attribute__((no_sanitize("thread"))) static int same_page(const char *copy, co
     return 1;
 }
 
+/* A direct copy of a fresh page of this node's arena, at version 0: one
+ * that copiers take even while it is sticky (hlrc_fetch.c: sticky_at_home),
+ * so the home may have written it, unseen, after the copy. The page is
+ * protected first, so that the home's later writes fault and are
+ * versioned; then the copier's bytes are compared with the home's. Equal,
+ * the copy holds every write the home made (a copy still under way takes
+ * the rest from the protected page) and needs no new version; different,
+ * the home may have written after the copy (or the copier wrote its own),
+ * and this release announces one, which invalidates the copy. Nautilus'
+ * guess, a new version at every copy, made LU 512 at 2 nodes fetch 625
+ * pages instead of 557. A page written again since is on the dirty list,
+ * and this release versions it. */
 void hlrc_fresh_copied(int source, uint32_t p)
 {
     hlrc_unstick(p);
